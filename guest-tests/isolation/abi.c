@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Item 1: every PR_ISOL_* command with valid and invalid arguments returns
+ * the documented value or errno, in the order a fresh task sees them.
+ */
+#include "isol_common.h"
+#include "kselftest_harness.h"
+
+#define Q	ISOL_F_QUIESCE
+#define VM	ISOL_F_QUIESCE_VMSTATS
+#define DEF	ISOL_F_QUIESCE_DEFMASK
+
+struct row {
+	const char *what;
+	long opt;
+	unsigned long a2, a3, a4, a5;
+	long expect;		/* return value, or -errno */
+};
+
+static const struct row table[] = {
+	/* queries */
+	{ "FEAT features", PR_ISOL_FEAT, 0, 0, 0, 0, Q },
+	{ "FEAT quiesce actions", PR_ISOL_FEAT, Q, 0, 0, 0, VM },
+	{ "FEAT unknown feature", PR_ISOL_FEAT, 2, 0, 0, 0, -EINVAL },
+	{ "FEAT unknown feature bits", PR_ISOL_FEAT, ~0UL, 0, 0, 0, -EINVAL },
+	{ "FEAT 0 with arg3", PR_ISOL_FEAT, 0, 1, 0, 0, -EINVAL },
+	{ "FEAT quiesce unknown arg3", PR_ISOL_FEAT, Q, 2, 0, 0, -EINVAL },
+	{ "FEAT arg4 set", PR_ISOL_FEAT, 0, 0, 1, 0, -EINVAL },
+	{ "FEAT arg5 set", PR_ISOL_FEAT, 0, 0, 0, 1, -EINVAL },
+	/* no state yet */
+	{ "GET without state", PR_ISOL_GET, Q, 0, 0, 0, 0 },
+	{ "GET feature 0", PR_ISOL_GET, 0, 0, 0, 0, -EINVAL },
+	{ "GET unknown feature", PR_ISOL_GET, 2, 0, 0, 0, -EINVAL },
+	{ "GET arg3 set", PR_ISOL_GET, Q, 1, 0, 0, -EINVAL },
+	{ "CTRL_GET without state", PR_ISOL_CTRL_GET, 0, 0, 0, 0, 0 },
+	{ "CTRL_GET arg2 set", PR_ISOL_CTRL_GET, Q, 0, 0, 0, -EINVAL },
+	{ "CTRL_SET activate before SET", PR_ISOL_CTRL_SET, Q, 0, 0, 0, -EINVAL },
+	{ "CTRL_SET deactivate before SET", PR_ISOL_CTRL_SET, 0, 0, 0, 0, -EINVAL },
+	/* invalid SETs must not create state */
+	{ "SET unknown quiesce bit", PR_ISOL_SET, Q, 2, 0, 0, -EINVAL },
+	{ "SET all quiesce bits", PR_ISOL_SET, Q, ~0UL, 0, 0, -EINVAL },
+	{ "SET feature 0", PR_ISOL_SET, 0, VM, 0, 0, -EINVAL },
+	{ "SET unknown feature", PR_ISOL_SET, 2, VM, 0, 0, -EINVAL },
+	{ "SET arg4 set", PR_ISOL_SET, Q, VM, 1, 0, -EINVAL },
+	{ "SET arg5 set", PR_ISOL_SET, Q, VM, 0, 1, -EINVAL },
+	{ "GET after invalid SETs", PR_ISOL_GET, Q, 0, 0, 0, 0 },
+	{ "CTRL_SET after invalid SETs", PR_ISOL_CTRL_SET, Q, 0, 0, 0, -EINVAL },
+	/* valid sequence */
+	{ "SET vmstat", PR_ISOL_SET, Q, VM, 0, 0, 0 },
+	{ "GET vmstat", PR_ISOL_GET, Q, 0, 0, 0, VM },
+	{ "CTRL_GET before activation", PR_ISOL_CTRL_GET, 0, 0, 0, 0, 0 },
+	{ "CTRL_SET unknown feature", PR_ISOL_CTRL_SET, 2, 0, 0, 0, -EINVAL },
+	{ "CTRL_SET arg3 set", PR_ISOL_CTRL_SET, Q, 1, 0, 0, -EINVAL },
+	{ "CTRL_SET activate", PR_ISOL_CTRL_SET, Q, 0, 0, 0, 0 },
+	{ "CTRL_GET active", PR_ISOL_CTRL_GET, 0, 0, 0, 0, Q },
+	{ "CTRL_SET activate again", PR_ISOL_CTRL_SET, Q, 0, 0, 0, 0 },
+	{ "SET again, unknown bit", PR_ISOL_SET, Q, 2, 0, 0, -EINVAL },
+	{ "GET unchanged by invalid SET", PR_ISOL_GET, Q, 0, 0, 0, VM },
+	{ "SET empty mask", PR_ISOL_SET, Q, 0, 0, 0, 0 },
+	{ "GET empty mask", PR_ISOL_GET, Q, 0, 0, 0, 0 },
+	{ "CTRL_GET still active", PR_ISOL_CTRL_GET, 0, 0, 0, 0, Q },
+	{ "SET vmstat again", PR_ISOL_SET, Q, VM, 0, 0, 0 },
+	{ "CTRL_SET deactivate", PR_ISOL_CTRL_SET, 0, 0, 0, 0, 0 },
+	{ "CTRL_GET inactive", PR_ISOL_CTRL_GET, 0, 0, 0, 0, 0 },
+	{ "GET keeps mask", PR_ISOL_GET, Q, 0, 0, 0, VM },
+	/* neighbours of the ASCII-magic values are not commands */
+	{ "unknown 'ISO\\0'", 0x49534f00, 0, 0, 0, 0, -EINVAL },
+	{ "unknown 'ISOX'", 0x49534f58, Q, 0, 0, 0, -EINVAL },
+	{ "unknown 'ISCX'", 0x49534358, Q, 0, 0, 0, -EINVAL },
+};
+
+TEST(abi_table)
+{
+	unsigned int i;
+	int bad = 0;
+
+	if (!isol_built_in())
+		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
+
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		const struct row *r = &table[i];
+		long got = isol_prctl(r->opt, r->a2, r->a3, r->a4, r->a5);
+
+		if (got != r->expect) {
+			TH_LOG("row %u '%s': got %ld (%s), expected %ld (%s)",
+			       i, r->what, got, got < 0 ? strerror(-got) : "value",
+			       r->expect, r->expect < 0 ? strerror(-r->expect) : "value");
+			bad++;
+		}
+	}
+	ksft_print_msg("metric: abi_rows=%zu\n", sizeof(table) / sizeof(table[0]));
+	ksft_print_msg("metric: abi_rows_failed=%d\n", bad);
+	ASSERT_EQ(0, bad);
+}
+
+TEST(abi_defmask_query)
+{
+	long def;
+
+	if (!isol_built_in())
+		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
+
+	def = isol_prctl(PR_ISOL_FEAT, Q, DEF, 0, 0);
+	ASSERT_LE(0, def);
+	/* the default mask only ever holds supported actions */
+	ASSERT_EQ(0, def & ~isol_prctl(PR_ISOL_FEAT, Q, 0, 0, 0));
+	/* and a task can SET it as it is */
+	ASSERT_EQ(0, isol_prctl(PR_ISOL_SET, Q, def, 0, 0));
+	ASSERT_EQ(def, isol_prctl(PR_ISOL_GET, Q, 0, 0, 0));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the isolation suite (a header in the suite folder, not a
+ * test program): feature detection, isolated CPUs from /proc/cmdline, CPU
+ * pinning, tracefs counting of vmstat work items, small file helpers.
+ */
+#ifndef ISOL_COMMON_H
+#define ISOL_COMMON_H
+
+/*
+ * Include this before kselftest_harness.h: the harness has unused
+ * parameters and, in TEST_F wrappers, a local next to setjmp(); with
+ * -Wextra -Werror at -O2 gcc would reject both.
+ */
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wclobbered"
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/prctl.h>
+
+#include "kconfig.h"
+
+#define ISOL_SYSFS	"/sys/kernel/task_isolation"
+#define TRACEFS		"/sys/kernel/tracing"
+
+/*
+ * The UAPI of a kernel built without this series has no PR_ISOL_*: the
+ * values are fixed ABI, so spell them out for the off-variant checks.
+ */
+#ifndef PR_ISOL_FEAT
+#define PR_ISOL_FEAT		0x49534f46
+#define PR_ISOL_GET		0x49534f47
+#define PR_ISOL_SET		0x49534f53
+#define PR_ISOL_CTRL_GET	0x49534347
+#define PR_ISOL_CTRL_SET	0x49534353
+#define ISOL_F_QUIESCE		(1UL << 0)
+#define ISOL_F_QUIESCE_VMSTATS	(1UL << 0)
+#define ISOL_F_QUIESCE_DEFMASK	(1UL << 0)
+#endif
+
+/* Signed copies for comparisons with prctl() results */
+#define ISOL_Q		((long)ISOL_F_QUIESCE)
+#define ISOL_VM		((long)ISOL_F_QUIESCE_VMSTATS)
+
+/* prctl() returning the value or -errno. */
+static inline long isol_prctl(long opt, unsigned long a2, unsigned long a3,
+			      unsigned long a4, unsigned long a5)
+{
+	long ret = prctl(opt, a2, a3, a4, a5);
+
+	return ret < 0 ? -errno : ret;
+}
+
+/*
+ * 1: CONFIG_TASK_ISOLATION=y, 0: not set.  Without /proc/config.gz fall back
+ * to probing the interface.
+ */
+static inline int isol_built_in(void)
+{
+	char val[16];
+	int r = kconfig_value("TASK_ISOLATION", val, sizeof(val));
+
+	if (r >= 0)
+		return r == 1 && strcmp(val, "y") == 0;
+	return isol_prctl(PR_ISOL_FEAT, 0, 0, 0, 0) != -EOPNOTSUPP;
+}
+
+/* Activate ISOL_F_QUIESCE with @mask for the calling thread. */
+static inline int isol_quiesce_on(unsigned long mask)
+{
+	if (prctl(PR_ISOL_SET, ISOL_F_QUIESCE, mask, 0, 0))
+		return -errno;
+	if (prctl(PR_ISOL_CTRL_SET, ISOL_F_QUIESCE, 0, 0, 0))
+		return -errno;
+	return 0;
+}
+
+static inline int read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	buf[n] = '\0';
+	close(fd);
+	return n;
+}
+
+/* Returns 0 or -errno of open/write. */
+static inline int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Parse a CPU list ("2-3,5") into a bitmask; stops at a space. */
+static inline unsigned long parse_cpulist(const char *s)
+{
+	unsigned long mask = 0;
+
+	while (*s && *s != ' ' && *s != '\n') {
+		char *end;
+		long a, b;
+
+		if (!(*s >= '0' && *s <= '9')) {
+			/* isolcpus= flags such as "nohz," or "domain," */
+			while (*s && *s != ',' && *s != ' ' && *s != '\n')
+				s++;
+			if (*s == ',')
+				s++;
+			continue;
+		}
+		a = strtol(s, &end, 10);
+		b = a;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (; a <= b && a < 64; a++)
+			mask |= 1UL << a;
+		s = end;
+		if (*s == ',')
+			s++;
+	}
+	return mask;
+}
+
+/* CPUs named by nohz_full= or isolcpus= on the kernel command line. */
+static inline unsigned long isolated_cpus(void)
+{
+	static const char * const keys[] = { "nohz_full=", "isolcpus=" };
+	unsigned long mask = 0;
+	char cmdline[4096];
+	unsigned int i;
+
+	if (read_file("/proc/cmdline", cmdline, sizeof(cmdline)) < 0)
+		return 0;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *p = cmdline;
+
+		while ((p = strstr(p, keys[i])) != NULL) {
+			if (p == cmdline || p[-1] == ' ')
+				mask |= parse_cpulist(p + strlen(keys[i]));
+			p += strlen(keys[i]);
+		}
+	}
+	return mask;
+}
+
+static inline int pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+static inline double now_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Discard what was traced so far (tracing stays on): needs O_TRUNC. */
+static inline int trace_clear(void)
+{
+	int fd = open(TRACEFS "/trace", O_WRONLY | O_TRUNC);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/*
+ * Trace workqueue_execute_start for the two vmstat work functions.  The
+ * filter is an optimisation only: counting matches the function name in
+ * the trace text, so an unsupported filter syntax does not change results.
+ */
+static inline int trace_vmstat_start(void)
+{
+	int ret;
+
+	write_file(TRACEFS "/tracing_on", "0");
+	write_file(TRACEFS "/events/enable", "0");
+	write_file(TRACEFS "/buffer_size_kb", "1024");
+	write_file(TRACEFS "/events/workqueue/workqueue_execute_start/filter",
+		   "function.function == vmstat_update || function.function == refresh_vm_stats");
+	ret = write_file(TRACEFS "/events/workqueue/workqueue_execute_start/enable", "1");
+	if (ret)
+		return ret;
+	ret = trace_clear();
+	if (ret)
+		return ret;
+	return write_file(TRACEFS "/tracing_on", "1");
+}
+
+static inline void trace_stop(void)
+{
+	write_file(TRACEFS "/tracing_on", "0");
+}
+
+static inline void trace_off(void)
+{
+	write_file(TRACEFS "/tracing_on", "0");
+	write_file(TRACEFS "/events/workqueue/workqueue_execute_start/enable", "0");
+	write_file(TRACEFS "/events/workqueue/workqueue_execute_start/filter", "0");
+	trace_clear();
+}
+
+/* Count executions of work function @fn on @cpu in the trace buffer. */
+static inline int trace_count(int cpu, const char *fn)
+{
+	char path[128], line[512], pat[96];
+	int count = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), TRACEFS "/per_cpu/cpu%d/trace", cpu);
+	snprintf(pat, sizeof(pat), "function %s", fn);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *p;
+
+		if (line[0] == '#')
+			continue;
+		p = strstr(line, pat);
+		if (p && (p[strlen(pat)] == '\n' || p[strlen(pat)] == '\0' ||
+			  p[strlen(pat)] == ' '))
+			count++;
+	}
+	fclose(f);
+	return count;
+}
+
+/* Value of @key in /proc/vmstat, -1 if not found. */
+static inline long vmstat_value(const char *key)
+{
+	char line[256];
+	size_t klen = strlen(key);
+	long val = -1;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, klen) && line[klen] == ' ') {
+			val = strtol(line + klen + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return val;
+}
+
+/* Value in kB of @key ("Slab") in /proc/meminfo, -1 if not found. */
+static inline long meminfo_kb(const char *key)
+{
+	char line[256];
+	size_t klen = strlen(key);
+	long val = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			val = strtol(line + klen + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return val;
+}
+
+static inline int online_cpus(void)
+{
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+#endif

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Item 2: lifetime of the per-task state.  A forked child and a new thread
+ * start without state, the state survives execve() (the test re-executes
+ * itself), and repeated PR_ISOL_SET/PR_ISOL_CTRL_SET calls do not grow
+ * slab memory (and, where kmemleak is available, leave no leak report).
+ */
+#include "isol_common.h"
+#include "kselftest_harness.h"
+
+#include <pthread.h>
+#include <sys/wait.h>
+
+#define EXEC_CHECK_ARG	"--isol-exec-check"
+#define LOOPS		100000
+
+/* No state: GET/CTRL_GET report 0 and CTRL_SET has nothing to activate. */
+static int check_no_state(void)
+{
+	if (isol_prctl(PR_ISOL_GET, ISOL_F_QUIESCE, 0, 0, 0) != 0)
+		return 1;
+	if (isol_prctl(PR_ISOL_CTRL_GET, 0, 0, 0, 0) != 0)
+		return 2;
+	if (isol_prctl(PR_ISOL_CTRL_SET, ISOL_F_QUIESCE, 0, 0, 0) != -EINVAL)
+		return 3;
+	return 0;
+}
+
+static void *thread_fn(void *arg)
+{
+	*(int *)arg = check_no_state();
+	return NULL;
+}
+
+TEST(fork_child_starts_without_state)
+{
+	int status;
+	pid_t pid;
+
+	if (!isol_built_in())
+		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
+
+	ASSERT_EQ(0, isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(check_no_state());
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) {
+		TH_LOG("child check %d failed", WEXITSTATUS(status));
+	}
+	/* the parent keeps its own state */
+	EXPECT_EQ(ISOL_Q, isol_prctl(PR_ISOL_CTRL_GET, 0, 0, 0, 0));
+	EXPECT_EQ(ISOL_VM,
+		  isol_prctl(PR_ISOL_GET, ISOL_F_QUIESCE, 0, 0, 0));
+}
+
+TEST(new_thread_starts_without_state)
+{
+	pthread_t t;
+	int res = -1;
+
+	if (!isol_built_in())
+		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
+
+	ASSERT_EQ(0, isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS));
+	ASSERT_EQ(0, pthread_create(&t, NULL, thread_fn, &res));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	EXPECT_EQ(0, res) {
+		TH_LOG("thread check %d failed", res);
+	}
+	EXPECT_EQ(ISOL_Q, isol_prctl(PR_ISOL_CTRL_GET, 0, 0, 0, 0));
+}
+
+TEST(state_survives_execve)
+{
+	char *argv[] = { "/proc/self/exe", EXEC_CHECK_ARG, NULL };
+	int status;
+	pid_t pid;
+
+	if (!isol_built_in())
+		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS))
+			_exit(10);
+		execv(argv[0], argv);
+		_exit(11);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) {
+		TH_LOG("exec check failed with %d (10: setup, 11: execv, 20: mask, 21: active)",
+		       WEXITSTATUS(status));
+	}
+}
+
+/* Ask kmemleak for reports that point at this interface. */
+static int kmemleak_reports(const char *needle)
+{
+	char line[512];
+	int hits = 0;
+	FILE *f;
+
+	if (write_file("/sys/kernel/debug/kmemleak", "scan"))
+		return -1;
+	f = fopen("/sys/kernel/debug/kmemleak", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, needle))
+			hits++;
+	fclose(f);
+	return hits;
+}
+
+TEST(repeated_set_does_not_grow)
+{
+	long slab_before, slab_after, i;
+	int leaks = -1;
+	bool kml;
+
+	if (!isol_built_in())
+		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
+
+	kml = access("/sys/kernel/debug/kmemleak", W_OK) == 0;
+	if (kml)
+		write_file("/sys/kernel/debug/kmemleak", "clear");
+
+	/* first SET allocates the state; warm up the slab caches too */
+	for (i = 0; i < 1000; i++)
+		ASSERT_EQ(0, isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS));
+	slab_before = meminfo_kb("Slab");
+	ASSERT_LT(0, slab_before);
+
+	for (i = 0; i < LOOPS; i++) {
+		ASSERT_EQ(0, isol_prctl(PR_ISOL_SET, ISOL_F_QUIESCE,
+					(i & 1) ? 0 : ISOL_F_QUIESCE_VMSTATS, 0, 0));
+		ASSERT_EQ(0, isol_prctl(PR_ISOL_CTRL_SET,
+					(i & 2) ? 0 : ISOL_F_QUIESCE, 0, 0, 0));
+	}
+	slab_after = meminfo_kb("Slab");
+	ksft_print_msg("metric: slab_kb_before=%ld\n", slab_before);
+	ksft_print_msg("metric: slab_kb_after=%ld\n", slab_after);
+	ksft_print_msg("metric: slab_kb_growth=%ld\n", slab_after - slab_before);
+	/* a leak of one 16-byte object per call would be >= 1.5 MB */
+	EXPECT_GT(512, slab_after - slab_before);
+
+	if (kml) {
+		/* kmemleak needs two scans to report an object */
+		kmemleak_reports("prctl_isol");
+		sleep(1);
+		leaks = kmemleak_reports("prctl_isol");
+		ksft_print_msg("metric: kmemleak_isol_reports=%d\n", leaks);
+		EXPECT_EQ(0, leaks);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], EXEC_CHECK_ARG)) {
+		if (isol_prctl(PR_ISOL_GET, ISOL_F_QUIESCE, 0, 0, 0) !=
+		    (long)ISOL_F_QUIESCE_VMSTATS)
+			return 20;
+		if (isol_prctl(PR_ISOL_CTRL_GET, 0, 0, 0, 0) != (long)ISOL_F_QUIESCE)
+			return 21;
+		return 0;
+	}
+	return test_harness_run(argc, argv);
+}

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Item 8: the kernel's samples/task_isolation program runs to completion.
+ * It is built by the kernel build (CONFIG_SAMPLE_TASK_ISOLATION, statically
+ * linked) into <O>/samples/task_isolation/task_isolation; the harness copies
+ * it next to this test as /tests/isolation/task_isolation.
+ */
+#include "isol_common.h"
+#include "kselftest_harness.h"
+
+#include <libgen.h>
+#include <limits.h>
+#include <sys/wait.h>
+
+/* keep the program's output as KTAP diagnostics */
+static void print_output(const char *out, int cpu)
+{
+	char *line, *save = NULL, copy[4096];
+
+	snprintf(copy, sizeof(copy), "%s", out);
+	ksft_print_msg("sample output (cpu %d):\n", cpu);
+	for (line = strtok_r(copy, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		ksft_print_msg("  %s\n", line);
+}
+
+TEST(sample_runs_to_completion)
+{
+	char self[PATH_MAX], bin[PATH_MAX + 32], out[4096];
+	unsigned long iso = isolated_cpus();
+	int pfd[2], status, cpu;
+	ssize_t n, len = 0;
+	ssize_t r;
+	pid_t pid;
+
+	if (!isol_built_in())
+		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
+
+	r = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	ASSERT_LT(0, r);
+	self[r] = '\0';
+	snprintf(bin, sizeof(bin), "%s/task_isolation", dirname(self));
+	ASSERT_EQ(0, access(bin, X_OK)) {
+		TH_LOG("%s missing: copy <O>/samples/task_isolation/task_isolation there (CONFIG_SAMPLE_TASK_ISOLATION=y)",
+		       bin);
+	}
+
+	/* run it where it is meant to run: the last isolated CPU, if any */
+	for (cpu = 63; cpu >= 0; cpu--)
+		if (iso & (1UL << cpu))
+			break;
+	if (cpu >= 0 && cpu < online_cpus())
+		ASSERT_EQ(0, pin_to_cpu(cpu));
+
+	ASSERT_EQ(0, pipe(pfd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		close(pfd[0]);
+		execl(bin, bin, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	while ((n = read(pfd[0], out + len, sizeof(out) - 1 - len)) > 0)
+		len += n;
+	out[len] = '\0';
+	close(pfd[0]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	print_output(out, cpu);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_NE(NULL, strstr(out, "task isolation sample:"));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * umcg/block: a worker that blocks in nanosleep() or in read() on a pipe
+ * makes its server run; when it unblocks it is IDLE on the idle-worker list
+ * and makes no progress until a server runs it again (item 4).
+ */
+#include "umcg_test.h"
+
+static struct {
+	struct umcg_group	g;
+	struct umcg_server	s;
+	struct umcg_worker	w;
+	int			pipefd[2];
+	int			progress;
+} *c;
+
+static void *worker(void *arg)
+{
+	struct timespec ts = { .tv_nsec = 300 * 1000000L };
+	char ch;
+
+	(void)arg;
+	if (umcg_worker_register(&c->w, &c->g, NULL))
+		return (void *)1;
+	__atomic_store_n(&c->progress, 1, __ATOMIC_SEQ_CST);
+	nanosleep(&ts, NULL);
+	__atomic_store_n(&c->progress, 2, __ATOMIC_SEQ_CST);
+	if (read(c->pipefd[0], &ch, 1) != 1)
+		return (void *)2;
+	__atomic_store_n(&c->progress, 3, __ATOMIC_SEQ_CST);
+	umcg_worker_unregister(&c->w, &c->g);
+	return NULL;
+}
+
+static int progress(void)
+{
+	return __atomic_load_n(&c->progress, __ATOMIC_SEQ_CST);
+}
+
+/* Sleep as the idle server until a worker is on the idle list. */
+static struct umcg_worker *wait_for_idle_worker(struct __test_metadata *_metadata,
+						int *woken)
+{
+	uint64_t end = umcg_now_ns(CLOCK_MONOTONIC) + 10000000000ULL;
+	struct umcg_worker *w;
+
+	*woken = 0;
+	while (!__atomic_load_n(&c->g.idle_workers, __ATOMIC_SEQ_CST)) {
+		int ret = umcg_server_idle(&c->s, umcg_deadline(2000000000ULL));
+
+		if (!ret)
+			(*woken)++;
+		if (umcg_now_ns(CLOCK_MONOTONIC) > end)
+			break;
+	}
+	EXPECT_EQ(UMCG_TASK_RUNNING, umcg_task_state(&c->s.task));
+	w = (void *)(uintptr_t)__atomic_load_n(&c->g.idle_workers,
+					       __ATOMIC_SEQ_CST);
+	return w;
+}
+
+TEST(block_in_nanosleep_and_read)
+{
+	struct umcg_worker *w;
+	uint64_t t0, t1;
+	int woken;
+	pthread_t t;
+
+	UMCG_REQUIRE();
+	c = umcg_test_zalloc(sizeof(*c));
+	ASSERT_NE(NULL, c);
+	ASSERT_EQ(0, pipe(c->pipefd));
+	umcg_group_init(&c->g);
+	ASSERT_EQ(0, umcg_server_register(&c->s, &c->g));
+	ASSERT_EQ(0, pthread_create(&t, NULL, worker, NULL));
+
+	w = wait_for_idle_worker(_metadata, &woken);
+	ASSERT_EQ(&c->w, w);
+	ASSERT_EQ(w, umcg_take_idle(&c->g));
+
+	/* run it: it blocks in nanosleep(), and the server runs again */
+	t0 = umcg_now_ns(CLOCK_MONOTONIC);
+	ASSERT_EQ(0, umcg_run_worker(&c->s, w, 0));
+	t1 = umcg_now_ns(CLOCK_MONOTONIC);
+	EXPECT_EQ(1, progress());
+	EXPECT_EQ(UMCG_TASK_BLOCKED, umcg_task_state(&w->task));
+	EXPECT_EQ(UMCG_TASK_RUNNING, umcg_task_state(&c->s.task));
+	TH_LOG("server woke %llu us after running the worker (sleep 300 ms)",
+	       (unsigned long long)(t1 - t0) / 1000);
+	EXPECT_LT(t1 - t0, 300000000ULL);
+	EXPECT_TRUE(umcg_server_settle(&c->s));
+	EXPECT_EQ(NULL, c->s.rq_head);
+
+	/* it wakes up: IDLE on the idle list, the idle server is woken */
+	w = wait_for_idle_worker(_metadata, &woken);
+	ASSERT_EQ(&c->w, w);
+	EXPECT_GE(woken, 1);
+	EXPECT_EQ(UMCG_TASK_IDLE, umcg_task_state(&w->task));
+	EXPECT_EQ(0, c->g.idle_server_tid);
+	usleep(200000);
+	EXPECT_EQ(1, progress());	/* no progress without a server */
+	EXPECT_EQ(UMCG_TASK_IDLE, umcg_task_state(&w->task));
+	ASSERT_EQ(w, umcg_take_idle(&c->g));
+	EXPECT_EQ(NULL, umcg_idle_next(w));
+
+	/* run it: nanosleep() returns, it blocks in read() */
+	ASSERT_EQ(0, umcg_run_worker(&c->s, w, 0));
+	EXPECT_EQ(2, progress());
+	EXPECT_EQ(UMCG_TASK_BLOCKED, umcg_task_state(&w->task));
+	EXPECT_TRUE(umcg_server_settle(&c->s));
+
+	usleep(100000);
+	EXPECT_EQ(0, c->g.idle_workers);	/* still blocked */
+	ASSERT_EQ(1, write(c->pipefd[1], "x", 1));
+	w = wait_for_idle_worker(_metadata, &woken);
+	ASSERT_EQ(&c->w, w);
+	EXPECT_EQ(UMCG_TASK_IDLE, umcg_task_state(&w->task));
+	usleep(200000);
+	EXPECT_EQ(2, progress());
+	ASSERT_EQ(w, umcg_take_idle(&c->g));
+
+	/* last run: read() returns, the worker unregisters */
+	ASSERT_EQ(0, umcg_run_worker(&c->s, w, 0));
+	EXPECT_EQ(3, progress());
+	EXPECT_EQ(UMCG_TASK_NONE, umcg_task_state(&w->task));
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, umcg_unregister());
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,500 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libumcg - a small header-only userspace library for UMCG
+ * (User Managed Concurrency Groups, umcg_ctl(2)/umcg_wait(2)).
+ *
+ * It implements the protocols of Documentation/userspace-api/umcg.rst:
+ * register a server or a worker, run a worker (server -> worker switch),
+ * worker yield, worker -> worker switch, take the idle-worker list, publish
+ * an idle server, and preempt a worker.  umcg_server_loop() is a complete
+ * (FIFO) server built from these steps.
+ *
+ * Header-only (static inline) on purpose: in guest-tests every *.c file of
+ * a suite folder is a test program and every lib .c file is linked into every
+ * test of every suite, so a library .c file has no place to live.
+ */
+#ifndef GUEST_TESTS_LIBUMCG_H
+#define GUEST_TESTS_LIBUMCG_H
+
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__has_include)
+# if __has_include(<linux/umcg.h>)
+#  include <linux/umcg.h>
+#  define LIBUMCG_HAVE_UAPI 1
+# endif
+#endif
+
+#ifndef LIBUMCG_HAVE_UAPI
+/* Headers of a kernel without the UMCG UAPI: same ABI, defined here. */
+#include <linux/types.h>
+#define UMCG_TASK_NONE			0
+#define UMCG_TASK_RUNNING		1
+#define UMCG_TASK_IDLE			2
+#define UMCG_TASK_BLOCKED		3
+#define UMCG_TASK_STATE_MASK		0xffU
+#define UMCG_TF_LOCKED			(1U << 8)
+#define UMCG_TF_PREEMPTED		(1U << 9)
+#define UMCG_TASK_FLAGS_MASK		0xff00U
+#define UMCG_TASK_RESERVED_MASK		0xff0000U
+struct umcg_task {
+	__u32	state;
+	__u32	next_tid;
+	__u64	idle_workers_ptr;
+	__u64	idle_server_tid_ptr;
+} __attribute__((aligned(8 * sizeof(__u64))));
+enum umcg_ctl_flag {
+	UMCG_CTL_REGISTER	= 0x00001,
+	UMCG_CTL_UNREGISTER	= 0x00002,
+	UMCG_CTL_WORKER		= 0x10000,
+};
+enum umcg_wait_flag {
+	UMCG_WAIT_WAKE_ONLY		= 1,
+	UMCG_WAIT_WF_CURRENT_CPU	= 2,
+};
+#endif
+
+#ifndef __NR_umcg_ctl
+#define __NR_umcg_ctl	463
+#endif
+#ifndef __NR_umcg_wait
+#define __NR_umcg_wait	464
+#endif
+
+/*
+ * Bit 24 (a userspace bit of the state word): set by a worker that gives
+ * its CPU back on purpose (yield, worker -> worker switch).  It tells the
+ * server "this IDLE worker is yours to run again", as opposed to a worker
+ * that blocked and woke up, which the kernel has put on the idle list.
+ */
+#define LIBUMCG_TF_HANDOFF	(1U << 24)
+
+static inline long umcg_ctl(uint32_t flags, struct umcg_task *self)
+{
+	return syscall(__NR_umcg_ctl, flags, self);
+}
+
+static inline long umcg_wait(uint32_t flags, uint64_t abs_timeout)
+{
+	return syscall(__NR_umcg_wait, flags, abs_timeout);
+}
+
+static inline pid_t umcg_gettid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+static inline uint64_t umcg_now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Absolute CLOCK_REALTIME deadline @ns from now, as umcg_wait() wants. */
+static inline uint64_t umcg_deadline(uint64_t ns)
+{
+	return umcg_now_ns(CLOCK_REALTIME) + ns;
+}
+
+/* All shared words are updated with sequentially consistent atomics. */
+static inline uint32_t umcg_load(const uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_SEQ_CST);
+}
+
+static inline bool umcg_cas(uint32_t *p, uint32_t old, uint32_t new)
+{
+	return __atomic_compare_exchange_n(p, &old, new, false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+static inline uint32_t umcg_task_state(struct umcg_task *t)
+{
+	return umcg_load(&t->state);
+}
+
+/* A group: the idle-worker list and the idle-server word its workers use. */
+struct umcg_group {
+	uint64_t	idle_workers;		/* list head, 8-byte aligned */
+	uint32_t	idle_server_tid;	/* 0 or the TID of an idle server */
+	uint32_t	nr_workers;		/* registered and not finished */
+};
+
+struct umcg_server;
+
+struct umcg_worker {
+	struct umcg_task	task;		/* first: list entries point here */
+	pid_t			tid;
+	struct umcg_server	*server;	/* the server running it */
+	struct umcg_worker	*next;		/* server's run queue link */
+	void			*data;		/* for the application */
+};
+
+struct umcg_server {
+	struct umcg_task	task;
+	pid_t			tid;
+	struct umcg_group	*group;
+	struct umcg_worker	*current;	/* the worker it runs */
+	struct umcg_worker	*rq_head, *rq_tail; /* private FIFO */
+	uint64_t		switches;	/* workers run */
+	uint64_t		wakeups;	/* umcg_wait() returns */
+};
+
+static inline void umcg_group_init(struct umcg_group *g)
+{
+	memset(g, 0, sizeof(*g));
+}
+
+/* Register the calling thread as a server of @g (state RUNNING). */
+static inline int umcg_server_register(struct umcg_server *s,
+				       struct umcg_group *g)
+{
+	memset(s, 0, sizeof(*s));
+	s->task.state = UMCG_TASK_RUNNING;
+	s->group = g;
+	s->tid = umcg_gettid();
+	return umcg_ctl(UMCG_CTL_REGISTER, &s->task) ? -errno : 0;
+}
+
+/*
+ * Register the calling thread as a worker of @g.  The worker starts IDLE on
+ * the group's idle list; this returns once a server runs it.
+ */
+static inline int umcg_worker_register(struct umcg_worker *w,
+				       struct umcg_group *g, void *data)
+{
+	memset(w, 0, sizeof(*w));
+	w->task.state = UMCG_TASK_IDLE;
+	w->task.idle_workers_ptr = (uint64_t)(uintptr_t)&g->idle_workers;
+	w->task.idle_server_tid_ptr = (uint64_t)(uintptr_t)&g->idle_server_tid;
+	w->tid = umcg_gettid();
+	w->data = data;
+	__atomic_add_fetch(&g->nr_workers, 1, __ATOMIC_SEQ_CST);
+	if (umcg_ctl(UMCG_CTL_REGISTER | UMCG_CTL_WORKER, &w->task)) {
+		int err = -errno;
+
+		__atomic_sub_fetch(&g->nr_workers, 1, __ATOMIC_SEQ_CST);
+		return err;
+	}
+	return 0;
+}
+
+/*
+ * Unregister a worker.  If it is RUNNING, the kernel sets its state to NONE
+ * and wakes its server.
+ */
+static inline int umcg_worker_unregister(struct umcg_worker *w,
+					 struct umcg_group *g)
+{
+	(void)w;
+	__atomic_sub_fetch(&g->nr_workers, 1, __ATOMIC_SEQ_CST);
+	return umcg_ctl(UMCG_CTL_UNREGISTER, NULL) ? -errno : 0;
+}
+
+static inline int umcg_unregister(void)
+{
+	return umcg_ctl(UMCG_CTL_UNREGISTER, NULL) ? -errno : 0;
+}
+
+/*
+ * Take the whole idle-worker list (the kernel only pushes; taking it all
+ * with one exchange avoids ABA).  Returns the first entry; ->task's
+ * idle_workers_ptr links to the next.
+ */
+static inline struct umcg_worker *umcg_take_idle(struct umcg_group *g)
+{
+	return (struct umcg_worker *)(uintptr_t)
+		__atomic_exchange_n(&g->idle_workers, 0, __ATOMIC_SEQ_CST);
+}
+
+static inline struct umcg_worker *umcg_idle_next(struct umcg_worker *w)
+{
+	return (struct umcg_worker *)(uintptr_t)
+		__atomic_load_n(&w->task.idle_workers_ptr, __ATOMIC_SEQ_CST);
+}
+
+static inline void umcg_rq_push(struct umcg_server *s, struct umcg_worker *w)
+{
+	w->next = NULL;
+	if (s->rq_tail)
+		s->rq_tail->next = w;
+	else
+		s->rq_head = w;
+	s->rq_tail = w;
+}
+
+static inline struct umcg_worker *umcg_rq_pop(struct umcg_server *s)
+{
+	struct umcg_worker *w = s->rq_head;
+
+	if (w) {
+		s->rq_head = w->next;
+		if (!s->rq_head)
+			s->rq_tail = NULL;
+	}
+	return w;
+}
+
+/* Make the server RUNNING again after umcg_wait() returned an error. */
+static inline void umcg_server_set_running(struct umcg_server *s)
+{
+	umcg_cas(&s->task.state, UMCG_TASK_IDLE, UMCG_TASK_RUNNING);
+}
+
+/*
+ * Server -> worker switch.  Claims @w (IDLE, possibly PREEMPTED) by making
+ * it RUNNING with next_tid = this server, marks the server IDLE, and calls
+ * umcg_wait() with next_tid = @w: the kernel wakes @w on this CPU and puts
+ * the server to sleep until something makes it RUNNING again (the worker
+ * blocked, yielded, switched, was preempted or left).
+ *
+ * Returns 0, -EAGAIN if @w was not IDLE, or umcg_wait()'s error.
+ */
+static inline int umcg_run_worker(struct umcg_server *s, struct umcg_worker *w,
+				  uint64_t abs_timeout)
+{
+	uint32_t st = umcg_task_state(&w->task);
+	long ret;
+
+	if ((st & UMCG_TASK_STATE_MASK) != UMCG_TASK_IDLE ||
+	    (st & UMCG_TF_LOCKED))
+		return -EAGAIN;
+	w->server = s;
+	s->current = w;
+	__atomic_store_n(&w->task.next_tid, s->tid, __ATOMIC_SEQ_CST);
+	if (!umcg_cas(&w->task.state, st, UMCG_TASK_RUNNING))
+		return -EAGAIN;
+	__atomic_store_n(&s->task.state, UMCG_TASK_IDLE, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&s->task.next_tid, w->tid, __ATOMIC_SEQ_CST);
+	ret = umcg_wait(0, abs_timeout);
+	s->task.next_tid = 0;
+	s->switches++;
+	s->wakeups++;
+	if (ret) {
+		ret = -errno;
+		umcg_server_set_running(s);
+	}
+	return (int)ret;
+}
+
+/*
+ * The server's worker is still RUNNING (umcg_wait() returned for an event
+ * of another worker, a signal or a timeout): sleep until it is not.
+ * Ordering: the server marks itself IDLE before it re-reads the worker's
+ * state; a yielding worker marks itself IDLE before it makes the server
+ * RUNNING.  So the server either sees the worker gone, or is woken.
+ */
+static inline int umcg_server_wait_current(struct umcg_server *s,
+					   uint64_t abs_timeout)
+{
+	struct umcg_worker *w = s->current;
+	long ret;
+
+	__atomic_store_n(&s->task.state, UMCG_TASK_IDLE, __ATOMIC_SEQ_CST);
+	if ((umcg_task_state(&w->task) & UMCG_TASK_STATE_MASK) !=
+	    UMCG_TASK_RUNNING) {
+		umcg_server_set_running(s);
+		return 0;
+	}
+	ret = umcg_wait(0, abs_timeout);
+	s->wakeups++;
+	if (ret) {
+		ret = -errno;
+		umcg_server_set_running(s);
+	}
+	return (int)ret;
+}
+
+/*
+ * Publish this server as the group's idle server and sleep until a worker
+ * wakes up (or @abs_timeout).  Ordering: the TID is published (a full
+ * barrier) before the idle list is checked; the kernel pushes a worker (a
+ * full barrier) before it reads the idle-server word.
+ */
+static inline int umcg_server_idle(struct umcg_server *s, uint64_t abs_timeout)
+{
+	struct umcg_group *g = s->group;
+	long ret = 0;
+
+	__atomic_store_n(&s->task.state, UMCG_TASK_IDLE, __ATOMIC_SEQ_CST);
+	if (!umcg_cas(&g->idle_server_tid, 0, s->tid)) {
+		/* Another server is the idle server: poll. */
+		if (!abs_timeout || abs_timeout > umcg_deadline(1000000))
+			abs_timeout = umcg_deadline(1000000);
+	} else if (__atomic_load_n(&g->idle_workers, __ATOMIC_SEQ_CST)) {
+		umcg_cas(&g->idle_server_tid, s->tid, 0);
+		umcg_server_set_running(s);
+		return 0;
+	}
+	ret = umcg_wait(0, abs_timeout);
+	s->wakeups++;
+	if (ret)
+		ret = -errno;
+	umcg_cas(&g->idle_server_tid, s->tid, 0);
+	umcg_server_set_running(s);
+	return (int)ret;
+}
+
+/* Worker: give the CPU back to its server and wait to be run again. */
+static inline int umcg_worker_yield(struct umcg_worker *w)
+{
+	struct umcg_server *s = w->server;
+	uint32_t st;
+
+	do {
+		st = umcg_task_state(&w->task);
+	} while (!umcg_cas(&w->task.state, st,
+			   (st & ~UMCG_TASK_STATE_MASK) | UMCG_TASK_IDLE |
+			   LIBUMCG_TF_HANDOFF));
+	/* Worker IDLE first, then the server RUNNING: see wait_current(). */
+	__atomic_store_n(&s->task.state, UMCG_TASK_RUNNING, __ATOMIC_SEQ_CST);
+	while (umcg_wait(0, 0)) {
+		if (errno != EINTR)
+			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * Worker -> worker switch: hand this worker's server to @next (IDLE) and
+ * wait.  The server is not woken; it now runs @next.  Returns -EAGAIN if
+ * @next was not IDLE.
+ */
+static inline int umcg_worker_switch(struct umcg_worker *w,
+				     struct umcg_worker *next)
+{
+	struct umcg_server *s = w->server;
+	uint32_t st = umcg_task_state(&next->task);
+
+	if ((st & UMCG_TASK_STATE_MASK) != UMCG_TASK_IDLE ||
+	    (st & UMCG_TF_LOCKED))
+		return -EAGAIN;
+	next->server = s;
+	__atomic_store_n(&next->task.next_tid, s->tid, __ATOMIC_SEQ_CST);
+	if (!umcg_cas(&next->task.state, st, UMCG_TASK_RUNNING))
+		return -EAGAIN;
+	s->current = next;
+	/* @w is now the server's to run again (it will see HANDOFF). */
+	umcg_rq_push(s, w);
+	do {
+		st = umcg_task_state(&w->task);
+	} while (!umcg_cas(&w->task.state, st,
+			   (st & ~UMCG_TASK_STATE_MASK) | UMCG_TASK_IDLE));
+	__atomic_store_n(&w->task.next_tid, next->tid, __ATOMIC_SEQ_CST);
+	while (umcg_wait(0, 0)) {
+		if (errno != EINTR)
+			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * Preempt a worker: RUNNING -> RUNNING|PREEMPTED, then a signal (which must
+ * have a handler).  The kernel parks the worker IDLE|PREEMPTED and wakes its
+ * server.  Returns -EAGAIN if the worker was not RUNNING.
+ */
+static inline int umcg_preempt_worker(struct umcg_worker *w, int sig)
+{
+	uint32_t st = umcg_task_state(&w->task);
+
+	if ((st & (UMCG_TASK_STATE_MASK | UMCG_TF_LOCKED | UMCG_TF_PREEMPTED)) !=
+	    UMCG_TASK_RUNNING)
+		return -EAGAIN;
+	if (!umcg_cas(&w->task.state, st, st | UMCG_TF_PREEMPTED))
+		return -EAGAIN;
+	return syscall(SYS_tgkill, getpid(), w->tid, sig) ? -errno : 0;
+}
+
+/*
+ * What the server does with its current worker after umcg_wait() returned.
+ * Returns true when the server is done with it (it blocked, yielded, was
+ * preempted or left), false while it still runs.
+ */
+static inline bool umcg_server_settle(struct umcg_server *s)
+{
+	struct umcg_worker *w = s->current;
+	uint32_t st;
+
+	if (!w)
+		return true;
+	st = umcg_task_state(&w->task);
+	switch (st & UMCG_TASK_STATE_MASK) {
+	case UMCG_TASK_RUNNING:
+		/* Still running (or a preemption is pending): keep waiting. */
+		return false;
+	case UMCG_TASK_IDLE:
+		if (st & UMCG_TF_PREEMPTED) {
+			/* Parked by the kernel, not queued: ours to requeue. */
+			umcg_rq_push(s, w);
+		} else if (st & LIBUMCG_TF_HANDOFF) {
+			/* Yielded: ours.  (A switch queued it already.) */
+			umcg_cas(&w->task.state, st, st & ~LIBUMCG_TF_HANDOFF);
+			umcg_rq_push(s, w);
+		}
+		/* Otherwise it blocked and woke: it is on the idle list. */
+		break;
+	default:
+		/* BLOCKED (will appear on the idle list) or NONE (left). */
+		break;
+	}
+	s->current = NULL;
+	return true;
+}
+
+/*
+ * A complete FIFO server: run workers from the private queue and the idle
+ * list until @g has no workers left (or *@stop).  Returns 0 or an error.
+ */
+static inline int umcg_server_loop(struct umcg_server *s, volatile int *stop)
+{
+	struct umcg_group *g = s->group;
+	struct umcg_worker *w;
+	int ret;
+
+	while (!(stop && *stop)) {
+		if (s->current) {
+			if (!umcg_server_settle(s)) {
+				ret = umcg_server_wait_current(s, 0);
+				if (ret && ret != -EINTR && ret != -ETIMEDOUT)
+					return ret;
+				continue;
+			}
+		}
+		w = umcg_take_idle(g);
+		while (w) {
+			struct umcg_worker *n = umcg_idle_next(w);
+
+			umcg_rq_push(s, w);
+			w = n;
+		}
+		w = umcg_rq_pop(s);
+		if (!w) {
+			if (!__atomic_load_n(&g->nr_workers, __ATOMIC_SEQ_CST))
+				break;
+			ret = umcg_server_idle(s, umcg_deadline(20000000));
+			if (ret && ret != -EINTR && ret != -ETIMEDOUT)
+				return ret;
+			continue;
+		}
+		ret = umcg_run_worker(s, w, 0);
+		if (ret == -EAGAIN) {
+			s->current = NULL;
+			continue;
+		}
+		if (ret && ret != -EINTR && ret != -ETIMEDOUT)
+			return ret;
+	}
+	return 0;
+}
+
+#endif /* GUEST_TESTS_LIBUMCG_H */

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * umcg/stress: 2 servers, 64 workers, 100000 switches with random
+ * blocking: every worker completes, the counts add up, no worker is lost
+ * or run twice at the same time (item 5).
+ */
+#include "umcg_test.h"
+
+#define NR_SERVERS	2
+#define NR_WORKERS	64
+#define NR_SWITCHES	100000
+
+struct wdata {
+	int		id;
+	int		running;	/* 1 while it runs: never 2 */
+	uint64_t	iters;
+	uint32_t	seed;
+	int		done;
+};
+
+static struct {
+	struct umcg_group	g;
+	struct umcg_server	s[NR_SERVERS];
+	struct umcg_worker	w[NR_WORKERS];
+	struct wdata		d[NR_WORKERS];
+	int			active;		/* workers running now */
+	int			max_active;
+	int			double_run;
+	uint64_t		blocks;
+	int			srv_ret[NR_SERVERS];
+} *c;
+
+static uint64_t per_worker;
+
+static void on_cpu(struct wdata *d)
+{
+	int a = __atomic_add_fetch(&c->active, 1, __ATOMIC_SEQ_CST);
+	int m = __atomic_load_n(&c->max_active, __ATOMIC_SEQ_CST);
+
+	while (a > m && !__atomic_compare_exchange_n(&c->max_active, &m, a,
+						      false, __ATOMIC_SEQ_CST,
+						      __ATOMIC_SEQ_CST))
+		;
+	if (__atomic_exchange_n(&d->running, 1, __ATOMIC_SEQ_CST))
+		__atomic_add_fetch(&c->double_run, 1, __ATOMIC_SEQ_CST);
+}
+
+static void off_cpu(struct wdata *d)
+{
+	__atomic_store_n(&d->running, 0, __ATOMIC_SEQ_CST);
+	__atomic_sub_fetch(&c->active, 1, __ATOMIC_SEQ_CST);
+}
+
+static void *worker(void *arg)
+{
+	struct wdata *d = arg;
+	struct umcg_worker *w = &c->w[d->id];
+
+	if (umcg_worker_register(w, &c->g, d))
+		return (void *)1;
+	on_cpu(d);
+	while (d->iters < per_worker) {
+		uint32_t r;
+
+		d->iters++;
+		d->seed = d->seed * 1103515245u + 12345u;
+		r = (d->seed >> 16) & 15;
+		off_cpu(d);
+		if (r == 0) {
+			struct timespec ts = { .tv_nsec = 20000 };
+
+			__atomic_add_fetch(&c->blocks, 1, __ATOMIC_RELAXED);
+			nanosleep(&ts, NULL);
+		} else if (r == 1) {
+			/* a system call that does not block */
+			if (getppid() < 0)
+				return (void *)2;
+			umcg_worker_yield(w);
+		} else {
+			umcg_worker_yield(w);
+		}
+		on_cpu(d);
+	}
+	d->done = 1;
+	off_cpu(d);
+	umcg_worker_unregister(w, &c->g);
+	return NULL;
+}
+
+static void *server(void *arg)
+{
+	int i = (int)(uintptr_t)arg;
+
+	if (umcg_server_register(&c->s[i], &c->g)) {
+		c->srv_ret[i] = -errno;
+		return NULL;
+	}
+	c->srv_ret[i] = umcg_server_loop(&c->s[i], NULL);
+	umcg_unregister();
+	return NULL;
+}
+
+static void *watchdog(void *arg)
+{
+	int *stop = arg;
+	int sec = 0;
+
+	while (!__atomic_load_n(stop, __ATOMIC_SEQ_CST)) {
+		uint64_t total = 0;
+		int i;
+
+		sleep(1);
+		if (++sec % 10)
+			continue;
+		for (i = 0; i < NR_WORKERS; i++)
+			total += __atomic_load_n(&c->d[i].iters, __ATOMIC_RELAXED);
+		ksft_print_msg("%ds: %llu iterations, %d workers left, idle server %u, list %s\n",
+			       sec, (unsigned long long)total,
+			       __atomic_load_n(&c->g.nr_workers, __ATOMIC_SEQ_CST),
+			       c->g.idle_server_tid,
+			       c->g.idle_workers ? "non-empty" : "empty");
+	}
+	return NULL;
+}
+
+FIXTURE(stress) {
+	int unused;
+};
+
+FIXTURE_SETUP(stress)
+{
+}
+
+FIXTURE_TEARDOWN(stress)
+{
+}
+
+/* 100000 switches take a while under TCG, and much longer with KASAN. */
+TEST_F_TIMEOUT(stress, two_servers_64_workers, 800)
+{
+	pthread_t wd;
+	int wd_stop = 0;
+	pthread_t st[NR_SERVERS], wt[NR_WORKERS];
+	uint64_t total = 0, sw = 0, t0, el;
+	int i, done = 0;
+
+	UMCG_REQUIRE();
+	c = umcg_test_zalloc(sizeof(*c));
+	ASSERT_NE(NULL, c);
+	umcg_group_init(&c->g);
+	per_worker = NR_SWITCHES / NR_WORKERS + 1;
+	t0 = umcg_now_ns(CLOCK_MONOTONIC);
+	ASSERT_EQ(0, pthread_create(&wd, NULL, watchdog, &wd_stop));
+	/* workers first: they wait on the idle list until servers come */
+	for (i = 0; i < NR_WORKERS; i++) {
+		c->d[i].id = i;
+		c->d[i].seed = 12345u + i;
+		ASSERT_EQ(0, pthread_create(&wt[i], NULL, worker, &c->d[i]));
+	}
+	while (__atomic_load_n(&c->g.nr_workers, __ATOMIC_SEQ_CST) < NR_WORKERS)
+		usleep(1000);
+	for (i = 0; i < NR_SERVERS; i++)
+		ASSERT_EQ(0, pthread_create(&st[i], NULL, server,
+					    (void *)(uintptr_t)i));
+	for (i = 0; i < NR_WORKERS; i++) {
+		void *r;
+
+		pthread_join(wt[i], &r);
+		EXPECT_EQ(NULL, r);
+	}
+	for (i = 0; i < NR_SERVERS; i++) {
+		pthread_join(st[i], NULL);
+		EXPECT_EQ(0, c->srv_ret[i]);
+		sw += c->s[i].switches;
+	}
+	el = umcg_now_ns(CLOCK_MONOTONIC) - t0;
+	__atomic_store_n(&wd_stop, 1, __ATOMIC_SEQ_CST);
+	pthread_join(wd, NULL);
+	for (i = 0; i < NR_WORKERS; i++) {
+		total += c->d[i].iters;
+		done += c->d[i].done;
+		EXPECT_EQ(per_worker, c->d[i].iters);
+		EXPECT_EQ(UMCG_TASK_NONE, umcg_task_state(&c->w[i].task));
+	}
+	EXPECT_EQ(NR_WORKERS, done);
+	EXPECT_EQ((uint64_t)NR_WORKERS * per_worker, total);
+	EXPECT_EQ(0, c->double_run);
+	EXPECT_LE(c->max_active, NR_SERVERS);
+	EXPECT_GE(sw, (uint64_t)NR_SWITCHES);
+	EXPECT_EQ(0, c->g.nr_workers);
+	ksft_print_msg("metric: umcg_stress_switches=%llu\n",
+		       (unsigned long long)sw);
+	ksft_print_msg("metric: umcg_stress_blocks=%llu\n",
+		       (unsigned long long)c->blocks);
+	ksft_print_msg("metric: umcg_stress_ns_per_switch=%llu\n",
+		       (unsigned long long)(el / (sw ? sw : 1)));
+}
+
+TEST_HARNESS_MAIN

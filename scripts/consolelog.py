@@ -1,0 +1,980 @@
+"""Classify a saved QEMU serial console log: a pure function of the log text.
+
+`parse(text)` turns the text of one `results/<variant>/console.log` (see
+expect-scripts/PROTOCOL.md) into one result dict: boot facts, kernel problems
+with excerpts, per-test KTAP results and the boot's exit class. `write_*`
+turn that dict into results.json, junit.xml and <suite>.ktap. Nothing here
+reads the clock or the environment, so an old log re-analysed gives the same
+answer and the classifier can be unit-tested on recorded logs.
+
+The kernel failure patterns live in failure-patterns.txt next to this file,
+so the expect script's live detection and this offline classifier agree.
+
+Python 3.11 standard library only (Debian 12).
+"""
+
+import json
+import os
+import re
+import xml.etree.ElementTree as ET
+
+PATTERNS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                             'failure-patterns.txt')
+
+CLASS_NAMES = {0: 'pass', 1: 'test-failure', 2: 'infrastructure',
+               3: 'kernel-problem'}
+
+# How much a kind says about a report that several trigger lines share (a
+# page-fault "BUG:" header, then "Oops:"; a "cut here", then "kernel BUG
+# at"): the report is named after its highest-ranked line.
+KIND_RANK = {
+    'panic': 100,
+    'kasan': 90, 'kfence': 90, 'kcsan': 90, 'kmsan': 90, 'ubsan': 90,
+    'lockdep': 85, 'atomic-sleep': 85,
+    'soft-lockup': 80, 'hard-lockup': 80, 'hung-task': 80, 'rcu-stall': 80,
+    'kmemleak': 80,
+    'bug': 50, 'oops': 40, 'warning': 10,
+}
+# Reports that print no "end trace" line: they end with their stack dump.
+STACK_ENDED = {'lockdep', 'atomic-sleep', 'soft-lockup', 'hard-lockup',
+               'hung-task', 'rcu-stall'}
+# Reports framed by "=====" lines (the closing line ends them).
+FRAMED = {'kasan', 'kfence', 'kcsan', 'kmsan'}
+
+EXCERPT_LINES = 120     # bound on one kernel problem excerpt
+TEST_EXCERPT_LINES = 200
+# A report is printed in one burst; a pause this long in printk time means
+# it ended (some, like lockdep's "lock held when returning to user space",
+# print no stack and no end line).
+REPORT_PAUSE_S = 2.0
+MAX_PROBLEMS = 50       # repeated stall reports would otherwise flood JSON
+
+# printk timestamp with PRINTK_TIME: always 6 decimals, which user text
+# rarely has; it is how kernel text is told apart from program output.
+TS_RE = re.compile(r'\[\s*(\d+\.\d{6})\]')
+ANSI_RE = re.compile(r'\x1b(\[[0-9;?]*[ -/]*[@-~]|[()][0-9A-Za-z]|[=>78])')
+# control characters except tab, newline and carriage return
+CTRL_RE = re.compile(r'[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]')
+KV_RE = re.compile(r'([\w.-]+)=(\S*)')
+MARKER_IN_LINE_RE = re.compile(
+    r'@@@ (HARNESS|READY|SUITE-BEGIN|SUITE-END|TEST-BEGIN|TEST-END)\b')
+SEPARATOR_RE = re.compile(r'^(=|-){8,}$')
+
+KTAP_RESULT_RE = re.compile(
+    r'^(not ok|ok)\s+(\d+)(?:\s+(?:-\s+)?([^#]*?))?\s*(?:#\s*(.*))?$')
+KTAP_PLAN_RE = re.compile(r'^1\.\.(\d+)')
+KTAP_VERSION_RE = re.compile(r'^(K?TAP) version (\d+)')
+KTAP_SHAPED_RE = re.compile(
+    r'^\s*(ok\s+\d+|not ok\s+\d+|#|K?TAP version|\d+\.\.\d+|Bail out!)')
+RUN_RE = re.compile(r'^#\s+RUN\s+(\S+)')
+DURATION_RE = re.compile(r'^#\s*duration_ms=(\d+(?:\.\d+)?)\s*$')
+# `# metric: k=v` (ksft_print_msg) or TH_LOG's `# file:line:test:metric: k=v`
+METRIC_RE = re.compile(r'^#\s*(?:\S+?:\d+:\S+?:)?\s*metric:\s*([^=\s]+)=(.*)$')
+DIRECTIVE_RE = re.compile(r'^(SKIP|TODO|XFAIL|XPASS)\b\s*(.*)$', re.I)
+# kselftest exit codes that are not failures: pass and (all) skipped.
+OK_RC = {0, 4}
+
+
+class PatternError(ValueError):
+    pass
+
+
+def load_patterns(path=PATTERNS_FILE):
+    """Read failure-patterns.txt: [(kind, compiled regex, source line)]."""
+    pats = []
+    with open(path, encoding='utf-8') as f:
+        for n, raw in enumerate(f, 1):
+            line = raw.rstrip('\n')
+            if not line.strip() or line.lstrip().startswith('#'):
+                continue
+            m = re.match(r'^(\S+)\s+(.+?)\s*$', line)
+            if not m:
+                raise PatternError('%s:%d: expected "<kind> <regex>"' % (path, n))
+            kind, rx = m.groups()
+            if kind not in KIND_RANK and kind not in ('ignore', 'end'):
+                raise PatternError('%s:%d: unknown kind %r' % (path, n, kind))
+            try:
+                pats.append((kind, re.compile(rx), rx))
+            except re.error as e:
+                raise PatternError('%s:%d: %s' % (path, n, e)) from e
+    return pats
+
+
+def classify_line(text, patterns):
+    """Kind of one line of kernel text (first matching pattern) or None."""
+    for kind, rx, _ in patterns:
+        if rx.search(text):
+            return kind
+    return None
+
+
+def strip_ts(text):
+    """Line without its leading printk timestamp (and CPU/caller id)."""
+    m = TS_RE.match(text)
+    if not m:
+        return text
+    rest = text[m.end():]
+    rest = re.sub(r'^\[\s*[TC]\d+\]', '', rest)
+    return rest.lstrip(' ')
+
+
+def split_records(text):
+    """Physical console lines -> logical records (lineno, 'k'|'u', text).
+
+    'k' is kernel text (starts with a printk timestamp), 'u' everything else
+    (markers, KTAP, shell). The serial console is shared, so a kernel
+    message can land in the middle of a user line: "ok 1 glo[  5.1] WARN..."
+    followed later by "bal.foo". The user part before the timestamp is
+    carried and joined with the next user line, which rebuilds "ok 1
+    global.foo" and keeps the kernel line whole.
+    """
+    out = []
+    carry = ''
+    carry_no = 0
+
+    def flush():
+        nonlocal carry
+        if carry:
+            out.append((carry_no, 'u', carry))
+        carry = ''
+
+    for no, raw in enumerate(text.split('\n'), 1):
+        # keep '\r' for now: a user prefix ending in '\r' was a whole line
+        line = CTRL_RE.sub('', ANSI_RE.sub('', raw))
+        m = TS_RE.search(line)
+        kern = user = None
+        if m and line[:m.start()].replace('\r', '').strip() == '':
+            kern = line[m.start():]
+        elif m:
+            prefix = line[:m.start()]
+            if not carry:
+                carry_no = no
+            carry += prefix.replace('\r', '')
+            if prefix.rstrip(' ').endswith('\r'):
+                # the user line was complete before the kernel cut in
+                flush()
+            kern = line[m.start():]
+        else:
+            user = line
+        if kern is not None:
+            kern = kern.replace('\r', '')
+            # a user marker glued after a kernel line without its newline
+            at = kern.find('@@@ ')
+            if at > 0:
+                kern, user = kern[:at], kern[at:]
+            out.append((no, 'k', kern))
+        if user is not None:
+            user = user.replace('\r', '')
+            # a marker glued after user output that had no newline
+            # ("abc@@@ TEST-END ..."): the marker starts its own line
+            m2 = MARKER_IN_LINE_RE.search(user)
+            if m2 and m2.start() > 0:
+                head, user = user[:m2.start()], user[m2.start():]
+                out.append((no, 'u', carry + head))
+                carry = ''
+            if carry:
+                if user.startswith('@@@ '):
+                    # markers always start a line: never glue onto them
+                    flush()
+                else:
+                    user = carry + user
+                    no = carry_no
+                    carry = ''
+            out.append((no, 'u', user))
+    flush()
+    # a trailing newline leaves one empty record: drop it
+    if out and out[-1][1] == 'u' and out[-1][2] == '':
+        out.pop()
+    return out
+
+
+def _kv(s):
+    return dict(KV_RE.findall(s))
+
+
+def _num(s):
+    try:
+        return int(s)
+    except (TypeError, ValueError):
+        pass
+    try:
+        return float(s)
+    except (TypeError, ValueError):
+        return s
+
+
+def _cap(lines, limit):
+    if len(lines) <= limit:
+        return '\n'.join(lines)
+    keep = limit // 2
+    return '\n'.join(lines[:keep] + ['[... %d lines omitted ...]'
+                                     % (len(lines) - 2 * keep)]
+                     + lines[-keep:])
+
+
+class _Splat:
+    """One kernel report being collected."""
+
+    def __init__(self, kind, lineno, text, kidx, lead, during, cut_here):
+        self.kinds = [kind]
+        self.kind = kind
+        self.first_line = strip_ts(text)
+        self.lineno = lineno
+        self.uptime = None
+        m = TS_RE.match(text)
+        if m:
+            self.uptime = float(m.group(1))
+        self.lines = ([lead[1]] if lead else []) + [text]
+        if lead:
+            self.lineno = lead[0]
+        self.last_trigger = kidx
+        self.only_cut_here = cut_here
+        self.closed = False
+        self.truncated = False
+        self.during = during
+        self.last_ts = self.uptime
+
+    def add_trigger(self, kind, text, kidx, cut_here):
+        if kind not in self.kinds:
+            self.kinds.append(kind)
+        if self.only_cut_here and not cut_here or \
+                KIND_RANK[kind] > KIND_RANK[self.kind]:
+            self.kind = kind
+            self.first_line = strip_ts(text)
+        self.only_cut_here = self.only_cut_here and cut_here
+        self.last_trigger = kidx
+        self.lines.append(text)
+        m = TS_RE.match(text)
+        if m:
+            self.last_ts = float(m.group(1))
+
+    def as_dict(self):
+        return {
+            'kind': self.kind,
+            'kinds': self.kinds,
+            'first_line': self.first_line,
+            'line': self.lineno,
+            'uptime': self.uptime,
+            'during': self.during,
+            'excerpt': '\n'.join(self.lines),
+            'excerpt_truncated': self.truncated,
+        }
+
+
+class _Program:
+    def __init__(self, suite, name, lineno, uptime, implicit=False):
+        self.suite = suite
+        self.name = name
+        self.lineno = lineno
+        self.begin_uptime = uptime
+        self.end_uptime = None
+        self.rc = None
+        self.ended = False
+        self.implicit = implicit
+        self.plan = None
+        self.version = None
+        self.results = []       # test dicts in KTAP order
+        self.pending = []       # lines since the last result
+        self.pending_duration = None
+        self.pending_metrics = {}
+        self.run_name = None
+        self.ktap_lines = []    # user lines only: the program's own output
+        self.metrics = {}
+        self.bail_out = None
+        self.splats = []        # kernel problems while it ran
+
+    @property
+    def id(self):
+        return '%s/%s' % (self.suite, self.name)
+
+
+class _Suite:
+    def __init__(self, name, lineno, uptime):
+        self.name = name
+        self.lineno = lineno
+        self.begin_uptime = uptime
+        self.end_uptime = None
+        self.rc = None
+        self.ended = False
+        self.timed_out = False
+        self.programs = []
+
+
+class _Parser:
+    def __init__(self, patterns):
+        self.patterns = patterns
+        self.harness = {'start': None, 'variant': None, 'date': None,
+                        'qemu_cmdline': None, 'qemu_exit_status': None,
+                        'end_elapsed_s': None, 'events': [], 'sent': []}
+        self.ready = None
+        self.release = None
+        self.linux_version_release = None
+        self.cmdline = None
+        self.suites = []
+        self.suite = None
+        self.program = None
+        self.problems = []
+        self.problems_total = 0
+        self.splat = None
+        self.kidx = 0
+        self.prev_kernel = None     # (lineno, text) of the last kernel line
+        self.recent_sends = []
+        self.implicit_count = 0
+        self.harness_panic = False
+        self.timestamped = False
+
+    # ---- kernel problems ------------------------------------------------
+    def _during(self):
+        p = self.program
+        if p is None:
+            if self.suite is not None:
+                return self.suite.name
+            return 'boot' if self.ready is None else 'shell'
+        if p.run_name:
+            return '%s/%s' % (p.id, p.run_name)
+        return p.id
+
+    def _close_splat(self):
+        if self.splat is not None:
+            self.splat.closed = True
+            self.splat = None
+
+    def scan(self, lineno, text):
+        """Feed one line of kernel text to the report collector."""
+        self.kidx += 1
+        body = strip_ts(text)
+        if self.cmdline is None and body.startswith('Kernel command line:'):
+            self.cmdline = body.split(':', 1)[1].strip()
+        m = re.search(r'Linux version (\S+)', body)
+        if m and self.linux_version_release is None:
+            self.linux_version_release = m.group(1)
+        kind = classify_line(body, self.patterns)
+        sp = self.splat
+        if kind == 'ignore':
+            self.prev_kernel = (lineno, text)
+            return
+        if kind == 'end':
+            if sp is not None:
+                sp.lines.append(text)
+                self._close_splat()
+            self.prev_kernel = (lineno, text)
+            return
+        if kind is not None:
+            cut_here = 'cut here' in body
+            gap = self.kidx - sp.last_trigger if sp is not None else None
+            if sp is not None and kind != 'panic' and not cut_here and (
+                    (sp.only_cut_here and gap <= 3) or
+                    (kind in ('oops', 'bug', 'warning') and gap <= 12)):
+                sp.add_trigger(kind, text, self.kidx, cut_here)
+            else:
+                self._close_splat()
+                lead = None
+                if self.prev_kernel is not None and \
+                        SEPARATOR_RE.match(strip_ts(self.prev_kernel[1])):
+                    lead = self.prev_kernel
+                self.problems_total += 1
+                sp = _Splat(kind, lineno, text, self.kidx, lead,
+                            self._during(), cut_here)
+                if len(self.problems) < MAX_PROBLEMS:
+                    self.problems.append(sp)
+                self.splat = sp
+                if self.program is not None:
+                    self.program.splats.append(sp)
+            self.prev_kernel = (lineno, text)
+            return
+        if sp is not None and sp.last_ts is not None:
+            m = TS_RE.match(text)
+            if m and float(m.group(1)) - sp.last_ts > REPORT_PAUSE_S:
+                self._close_splat()
+                sp = None
+        if sp is not None:
+            m = TS_RE.match(text)
+            if m:
+                sp.last_ts = float(m.group(1))
+            if len(sp.lines) >= EXCERPT_LINES:
+                sp.truncated = True
+                self._close_splat()
+            else:
+                sp.lines.append(text)
+                if sp.kind in FRAMED and SEPARATOR_RE.match(body) and \
+                        body.startswith('=') and len(sp.lines) > 3:
+                    self._close_splat()
+                elif sp.kind in STACK_ENDED and body.strip() == '</TASK>':
+                    self._close_splat()
+        self.prev_kernel = (lineno, text)
+
+    # ---- markers ----------------------------------------------------------
+    def harness_line(self, lineno, text):
+        m = re.match(r'^@@@ HARNESS (\S+)\s*(.*)$', text)
+        if not m:
+            return
+        ev, rest = m.groups()
+        h = self.harness
+        if ev == 'START':
+            kv = _kv(rest)
+            h['start'] = lineno
+            h['variant'] = kv.get('variant')
+            h['date'] = kv.get('date')
+        elif ev == 'QEMU':
+            h['qemu_cmdline'] = rest
+        elif ev == 'READY-SEEN':
+            h['ready_elapsed_s'] = _num(_kv(rest).get('elapsed'))
+        elif ev == 'SEND':
+            h['sent'].append(rest)
+            self.recent_sends = (self.recent_sends + [rest])[-3:]
+        elif ev == 'QEMU-EXIT':
+            h['qemu_exit_status'] = _num(_kv(rest).get('status'))
+        elif ev == 'END':
+            h['end_elapsed_s'] = _num(_kv(rest).get('elapsed'))
+        elif ev == 'PANIC':
+            self.harness_panic = True
+        if ev in ('BOOT-TIMEOUT', 'SUITE-TIMEOUT', 'SILENCE', 'PANIC',
+                  'QEMU-EXIT', 'SUITE-DONE', 'END', 'READY-SEEN'):
+            h['events'].append({'event': ev, 'line': lineno,
+                                'args': _kv(rest)})
+        if ev == 'SUITE-TIMEOUT':
+            name = _kv(rest).get('suite')
+            for s in self.suites:
+                if s.name == name and not s.ended:
+                    s.timed_out = True
+
+    def _end_program(self):
+        p = self.program
+        if p is None:
+            return
+        self._flush_missing(p)
+        self.program = None
+
+    def _end_suite(self):
+        self._end_program()
+        self.suite = None
+
+    def _get_suite(self, name, lineno, uptime):
+        if self.suite is not None and self.suite.name == name:
+            return self.suite
+        self._end_suite()
+        s = _Suite(name, lineno, uptime)
+        self.suites.append(s)
+        self.suite = s
+        return s
+
+    def guest_line(self, lineno, text):
+        m = re.match(r'^@@@ (\S+)\s*(.*)$', text)
+        if not m:
+            return
+        ev, rest = m.groups()
+        kv = _kv(rest)
+        up = _num(kv.get('uptime'))
+        if ev == 'READY':
+            if self.ready is None:
+                self.ready = {'uptime': up, 'line': lineno}
+                self.release = kv.get('release')
+        elif ev == 'SUITE-BEGIN':
+            name = rest.split()[0] if rest.split() else '?'
+            self._end_suite()
+            self._get_suite(name, lineno, up)
+        elif ev in ('TEST-BEGIN', 'TEST-END'):
+            ident = rest.split()[0] if rest.split() else '?/?'
+            suite, _, prog = ident.partition('/')
+            if ev == 'TEST-BEGIN':
+                self._end_program()
+                s = self._get_suite(suite, lineno, up)
+                p = _Program(suite, prog or '?', lineno, up)
+                s.programs.append(p)
+                self.program = p
+            else:
+                p = self.program
+                if p is None or p.id != ident:
+                    return
+                p.ended = True
+                p.end_uptime = up
+                p.rc = _num(kv.get('rc'))
+                self._end_program()
+        elif ev == 'SUITE-END':
+            name = rest.split()[0] if rest.split() else '?'
+            s = self.suite
+            if s is None or s.name != name:
+                return
+            self._end_program()
+            s.ended = True
+            s.end_uptime = up
+            s.rc = _num(kv.get('rc'))
+            self.suite = None
+
+    # ---- KTAP ---------------------------------------------------------------
+    def ktap_line(self, lineno, text):
+        p = self.program
+        p.ktap_lines.append(text)
+        if text.startswith((' ', '\t')):
+            # nested subtest output: part of the current test's log
+            p.pending.append(text)
+            return
+        m = KTAP_VERSION_RE.match(text)
+        if m:
+            if p.version is None:
+                p.version = text
+            return
+        m = KTAP_PLAN_RE.match(text)
+        if m and p.plan is None:
+            p.plan = int(m.group(1))
+            return
+        if text.startswith('Bail out!'):
+            p.bail_out = text
+            p.pending.append(text)
+            return
+        m = KTAP_RESULT_RE.match(text)
+        if m:
+            self._result(p, m, lineno, text)
+            return
+        m = RUN_RE.match(text)
+        if m:
+            p.run_name = m.group(1)
+            p.pending = [text]
+            p.pending_metrics = {}
+            p.pending_duration = None
+            return
+        m = DURATION_RE.match(text)
+        if m:
+            p.pending_duration = _num(m.group(1))
+            return
+        m = METRIC_RE.match(text)
+        if m:
+            p.pending_metrics[m.group(1)] = _num(m.group(2).strip())
+        p.pending.append(text)
+
+    def _result(self, p, m, lineno, text):
+        ok, num, desc, directive = m.groups()
+        desc = (desc or '').strip() or (p.run_name or 'test-%s' % num)
+        status = 'pass' if ok == 'ok' else 'fail'
+        reason = None
+        if directive:
+            d = DIRECTIVE_RE.match(directive.strip())
+            if d:
+                word = d.group(1).upper()
+                if word in ('SKIP', 'TODO'):
+                    status = 'skip'
+                    reason = d.group(2).strip() or word.lower()
+                elif word == 'XFAIL':
+                    status = 'pass'
+                    reason = 'expected failure: ' + d.group(2).strip()
+        names = {t['name'] for t in p.results}
+        name = desc
+        if name in names:
+            name = '%s#%s' % (desc, num)
+        p.results.append({
+            'id': '%s/%s' % (p.id, name),
+            'suite': p.suite, 'program': p.name, 'name': name,
+            'number': int(num), 'status': status,
+            'duration_ms': p.pending_duration,
+            'skip_reason': reason if status == 'skip' else None,
+            'note': reason if status != 'skip' else None,
+            'line': lineno,
+            'excerpt': _cap(p.pending + [text], TEST_EXCERPT_LINES),
+            'metrics': p.pending_metrics,
+        })
+        p.metrics.update(p.pending_metrics)
+        p.pending = []
+        p.pending_metrics = {}
+        p.pending_duration = None
+        p.run_name = None
+
+    def _flush_missing(self, p):
+        """Plan promised more than came: the missing ones are errors."""
+        got = {t['number'] for t in p.results}
+        why = 'no result in the console log'
+        if not p.ended:
+            why += ' (program never finished: no TEST-END)'
+        elif p.rc is not None:
+            why += ' (program exited rc=%s)' % p.rc
+        first = True
+        missing = []
+        if p.plan is not None:
+            missing = [n for n in range(1, p.plan + 1) if n not in got]
+        elif not p.results and (not p.ended or p.rc not in OK_RC):
+            missing = [None]
+        for n in missing:
+            if n is None:
+                name = p.run_name or p.name
+            elif first and p.run_name:
+                name = p.run_name
+            else:
+                name = 'test-%d' % n
+            lines = p.pending if first else []
+            first = False
+            p.results.append({
+                'id': '%s/%s' % (p.id, name), 'suite': p.suite,
+                'program': p.name, 'name': name, 'number': n,
+                'status': 'error', 'missing': True, 'duration_ms': None,
+                'skip_reason': None, 'note': why, 'line': None,
+                'excerpt': _cap(lines, TEST_EXCERPT_LINES),
+                'metrics': {},
+                '_splats': p.splats,
+            })
+        # every result came and all passed, yet the program failed
+        if not missing and p.ended and p.rc not in OK_RC and p.rc is not None \
+                and not any(t['status'] == 'fail' for t in p.results):
+            p.results.append({
+                'id': '%s/exit-status' % p.id, 'suite': p.suite,
+                'program': p.name, 'name': 'exit-status', 'number': None,
+                'status': 'fail', 'duration_ms': None, 'skip_reason': None,
+                'note': 'program exited rc=%s' % p.rc, 'line': None,
+                'excerpt': _cap(p.pending, TEST_EXCERPT_LINES),
+                'metrics': {},
+            })
+
+    def user_line(self, lineno, text):
+        if text.startswith('@@@ HARNESS'):
+            self.harness_line(lineno, text)
+            return
+        if text.startswith('@@@ '):
+            self.guest_line(lineno, text)
+            return
+        if self.program is None and KTAP_VERSION_RE.match(text):
+            # KTAP without markers around it: an implicit program
+            self.implicit_count += 1
+            s = self._get_suite('ktap', lineno, None)
+            p = _Program('ktap', 'program%d' % self.implicit_count,
+                         lineno, None, implicit=True)
+            s.programs.append(p)
+            self.program = p
+        elif self.program is not None and self.program.implicit and \
+                KTAP_VERSION_RE.match(text) and self.program.version:
+            self._end_program()
+            return self.user_line(lineno, text)
+        if self.program is not None:
+            if KTAP_SHAPED_RE.match(text):
+                self.ktap_line(lineno, text)
+                return
+            self.program.ktap_lines.append(text)
+            self.program.pending.append(text)
+        if KTAP_SHAPED_RE.match(text) or self._is_echo(text):
+            return
+        # With PRINTK_TIME every kernel line carries a timestamp, so a line
+        # without one is user space output (a program may print "Kernel
+        # panic" itself). Only a log without any timestamps (PRINTK_TIME
+        # off) has its bare lines scanned as kernel text.
+        if not self.timestamped and text.strip():
+            self.scan(lineno, text)
+
+    def _is_echo(self, text):
+        t = text.rstrip()
+        return any(c and t.endswith(c.rstrip()) for c in self.recent_sends)
+
+    def fragment_line(self, lineno, text):
+        """The cut-off last line of a truncated log: excerpt only."""
+        if self.program is not None:
+            self.program.pending.append(text)
+            self.program.ktap_lines.append(text)
+
+    def kernel_line(self, lineno, text):
+        if self.program is not None:
+            self.program.pending.append(text)
+        self.scan(lineno, text)
+
+    def finish(self):
+        self._close_splat()
+        self._end_suite()
+
+
+def parse(text, patterns=None, variant=None, log_path=None):
+    """Classify one console log. Returns the results.json dict."""
+    if patterns is None:
+        patterns = load_patterns()
+    ps = _Parser(patterns)
+    recs = split_records(text)
+    # A log cut off mid-line ends without a newline: its last line is a
+    # fragment ("ok 2 global.cpu") that must not count as a result/marker.
+    partial = bool(text) and not text.endswith('\n') and bool(recs) and \
+        recs[-1][1] == 'u'
+    ps.timestamped = sum(1 for r in recs if r[1] == 'k') >= 3
+    for i, (lineno, kind, t) in enumerate(recs):
+        if kind == 'k':
+            ps.kernel_line(lineno, t)
+        elif partial and i == len(recs) - 1:
+            ps.fragment_line(lineno, t)
+        else:
+            ps.user_line(lineno, t)
+    ps.finish()
+    return _assemble(ps, variant, log_path)
+
+
+def _assemble(ps, variant, log_path):
+    h = ps.harness
+    problems = [p.as_dict() for p in ps.problems]
+    if ps.harness_panic and not any(p['kind'] == 'panic' for p in problems):
+        ev = next(e for e in h['events'] if e['event'] == 'PANIC')
+        problems.append({'kind': 'panic', 'kinds': ['panic'],
+                         'first_line': '@@@ HARNESS PANIC (panic text not '
+                                       'in the log)',
+                         'line': ev['line'], 'uptime': None, 'during': None,
+                         'excerpt': '', 'excerpt_truncated': False})
+        ps.problems_total += 1
+
+    tests = []
+    suites = []
+    for s in ps.suites:
+        progs = []
+        for p in s.programs:
+            for t in p.results:
+                # kinds are final only now: a report can be renamed by a
+                # later line (cut here -> kernel BUG at)
+                sps = t.pop('_splats', None)
+                if sps is not None:
+                    kinds = list(dict.fromkeys(x.kind for x in sps))
+                    t['explained_by'] = kinds
+                    if kinds:
+                        t['note'] += '; kernel problem while it ran: ' + \
+                            ', '.join(kinds)
+            tests.extend(p.results)
+            dur = None
+            if isinstance(p.begin_uptime, (int, float)) and \
+                    isinstance(p.end_uptime, (int, float)):
+                dur = round(p.end_uptime - p.begin_uptime, 3)
+            progs.append({'name': p.name, 'rc': p.rc, 'complete': p.ended,
+                          'plan': p.plan, 'duration_s': dur,
+                          'results': len([t for t in p.results
+                                          if not t.get('missing')]),
+                          'bail_out': p.bail_out, 'metrics': p.metrics,
+                          'line': p.lineno, 'ktap': p.ktap_lines})
+        dur = None
+        if isinstance(s.begin_uptime, (int, float)) and \
+                isinstance(s.end_uptime, (int, float)):
+            dur = round(s.end_uptime - s.begin_uptime, 3)
+        suites.append({'name': s.name, 'rc': s.rc, 'complete': s.ended,
+                       'timed_out': s.timed_out, 'duration_s': dur,
+                       'line': s.lineno, 'programs': progs})
+
+    # the same suite run twice in one boot: keep ids unique
+    seen = {}
+    for t in tests:
+        n = seen.get(t['id'], 0) + 1
+        seen[t['id']] = n
+        if n > 1:
+            t['id'] = '%s#%d' % (t['id'], n)
+
+    counts = {k: 0 for k in ('pass', 'fail', 'skip', 'error')}
+    for t in tests:
+        counts[t['status']] += 1
+    counts['total'] = len(tests)
+
+    reasons = []   # [class, text]
+    for p in problems:
+        reasons.append([3, 'kernel %s: %s' % (p['kind'], p['first_line'])])
+    events = [e['event'] for e in h['events']]
+    if ps.ready is None:
+        reasons.append([2, 'no READY marker: the boot did not complete'])
+    for e in h['events']:
+        if e['event'] == 'BOOT-TIMEOUT':
+            reasons.append([2, 'boot timeout after %ss' %
+                            e['args'].get('after', '?')])
+        elif e['event'] == 'SUITE-TIMEOUT':
+            reasons.append([2, 'suite %s timed out after %ss' % (
+                e['args'].get('suite', '?'), e['args'].get('after', '?'))])
+        elif e['event'] == 'SILENCE':
+            reasons.append([2, 'console silent for %ss' %
+                            e['args'].get('after', '?')])
+    st = h['qemu_exit_status']
+    if st not in (None, 0) and not any(p['kind'] == 'panic' for p in problems):
+        reasons.append([2, 'QEMU exited with status %s without a kernel '
+                           'panic' % st])
+    if h['start'] is not None and 'END' not in events and \
+            'QEMU-EXIT' not in events:
+        reasons.append([2, 'log truncated: no @@@ HARNESS QEMU-EXIT/END'])
+    for t in tests:
+        if t['status'] == 'fail':
+            reasons.append([1, 'test %s failed' % t['id']])
+        elif t['status'] == 'error':
+            reasons.append([1, 'test %s: %s' % (t['id'], t['note'])])
+    for s in suites:
+        if not s['complete'] and not s['timed_out'] and s['name'] != 'ktap':
+            reasons.append([2, 'suite %s incomplete: no SUITE-END' %
+                            s['name']])
+        elif s['complete'] and s['rc'] not in (0, None):
+            reasons.append([1, 'suite %s ended rc=%s' % (s['name'], s['rc'])])
+        for p in s['programs']:
+            if p['complete'] and p['rc'] not in OK_RC and \
+                    p['rc'] is not None:
+                reasons.append([1, 'program %s/%s exited rc=%s' % (
+                    s['name'], p['name'], p['rc'])])
+    cls = max([r[0] for r in reasons], default=0)
+    reasons.sort(key=lambda r: -r[0])
+
+    ready_up = ps.ready['uptime'] if ps.ready else None
+    return {
+        'schema': 1,
+        'log': log_path,
+        'variant': variant or h['variant'] or 'unknown',
+        'kernel_release': ps.release or ps.linux_version_release,
+        'kernel_cmdline': ps.cmdline,
+        'boot': {
+            'ready': ps.ready is not None,
+            'ready_uptime_s': ready_up,
+            'ready_elapsed_s': h.get('ready_elapsed_s'),
+            'ready_line': ps.ready['line'] if ps.ready else None,
+        },
+        'duration_s': h['end_elapsed_s'],
+        'exit_class': cls,
+        'exit_class_name': CLASS_NAMES[cls],
+        'reasons': [{'class': c, 'reason': r} for c, r in reasons],
+        'kernel_problems': problems,
+        'kernel_problems_total': ps.problems_total,
+        'counts': counts,
+        'tests': tests,
+        'suites': suites,
+        'harness': {k: v for k, v in h.items() if k != 'start'},
+    }
+
+
+def summary_line(res):
+    """One line for people: variant, class, boot time, counts, first cause."""
+    c = res['counts']
+    boot = res['boot']['ready_uptime_s']
+    parts = ['%s: class %d (%s)' % (res['variant'], res['exit_class'],
+                                    res['exit_class_name']),
+             'boot %ss' % boot if boot is not None else 'no READY',
+             '%d passed, %d failed, %d skipped, %d errors' % (
+                 c['pass'], c['fail'], c['skip'], c['error'])]
+    kinds = list(dict.fromkeys(p['kind'] for p in res['kernel_problems']))
+    parts.append('kernel problems: %d%s' % (
+        res['kernel_problems_total'],
+        ' (%s)' % ', '.join(kinds) if kinds else ''))
+    if res['reasons']:
+        parts.append(res['reasons'][0]['reason'])
+    return ' - '.join(parts)
+
+
+# ---- writers ------------------------------------------------------------
+_XML_BAD = re.compile('[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd'
+                      '\U00010000-\U0010ffff]')
+
+
+def _x(s):
+    return _XML_BAD.sub('?', '' if s is None else str(s))
+
+
+def _secs(ms):
+    return '%.3f' % (ms / 1000.0) if isinstance(ms, (int, float)) else '0'
+
+
+def junit_tree(res):
+    """JUnit XML: one <testsuite> per suite, kernel problems and harness
+    problems as failing testcases kernel/<kind> and harness/<what>."""
+    root = ET.Element('testsuites', name=_x(res['variant']))
+    tot = {'tests': 0, 'failures': 0, 'errors': 0, 'skipped': 0}
+
+    def add_suite(name, cases, time=None):
+        ts = ET.SubElement(root, 'testsuite', name=_x(name))
+        n = {'tests': 0, 'failures': 0, 'errors': 0, 'skipped': 0}
+        for classname, cname, status, msg, text, t in cases:
+            tc = ET.SubElement(ts, 'testcase', classname=_x(classname),
+                               name=_x(cname), time=t)
+            n['tests'] += 1
+            if status == 'fail':
+                n['failures'] += 1
+                e = ET.SubElement(tc, 'failure', message=_x(msg))
+                e.text = _x(text)
+            elif status == 'error':
+                n['errors'] += 1
+                e = ET.SubElement(tc, 'error', message=_x(msg))
+                e.text = _x(text)
+            elif status == 'skip':
+                n['skipped'] += 1
+                ET.SubElement(tc, 'skipped', message=_x(msg))
+            if status == 'pass' and text:
+                so = ET.SubElement(tc, 'system-out')
+                so.text = _x(text)
+        for k, v in n.items():
+            ts.set(k, str(v))
+            tot[k] += v
+        ts.set('time', '%.3f' % time if isinstance(time, (int, float))
+               else '0')
+
+    # kernel problems first: the most important news of a boot
+    by_kind = {}
+    for p in res['kernel_problems']:
+        by_kind.setdefault(p['kind'], []).append(p)
+    if by_kind:
+        cases = []
+        for kind, ps in by_kind.items():
+            text = '\n\n'.join('log line %s, during %s:\n%s' % (
+                p['line'], p['during'], p['excerpt']) for p in ps)
+            cases.append(('kernel', kind, 'fail', ps[0]['first_line'], text,
+                          '0'))
+        add_suite('kernel', cases)
+
+    cases = [('harness', 'boot', 'pass' if res['boot']['ready'] else 'error',
+              'no READY marker', '' if res['boot']['ready'] else
+              'the guest never printed @@@ READY',
+              '%.3f' % res['boot']['ready_uptime_s']
+              if res['boot']['ready_uptime_s'] is not None else '0')]
+    for r in res['reasons']:
+        if r['class'] == 2 and not r['reason'].startswith('no READY'):
+            cases.append(('harness', r['reason'].split(':')[0], 'error',
+                          r['reason'], r['reason'], '0'))
+    add_suite('harness', cases)
+
+    by_suite = {}
+    for t in res['tests']:
+        by_suite.setdefault(t['suite'], []).append(t)
+    durations = {s['name']: s['duration_s'] for s in res['suites']}
+    for name, ts in by_suite.items():
+        cases = []
+        for t in ts:
+            msg = t.get('skip_reason') or t.get('note') or t['status']
+            cases.append(('%s.%s' % (t['suite'], t['program']), t['name'],
+                          t['status'], msg, t['excerpt'],
+                          _secs(t['duration_ms'])))
+        add_suite(name, cases, durations.get(name))
+    for k, v in tot.items():
+        root.set(k, str(v))
+    if isinstance(res['duration_s'], (int, float)):
+        root.set('time', '%.3f' % res['duration_s'])
+    return ET.ElementTree(root)
+
+
+def suite_ktap(suite):
+    """A suite as one KTAP document: each program is a subtest holding its
+    own output (markers and interleaved kernel lines stripped)."""
+    out = ['KTAP version 1', '# suite: %s' % suite['name'],
+           '1..%d' % len(suite['programs'])]
+    for i, p in enumerate(suite['programs'], 1):
+        out.append('# program: %s/%s rc=%s' % (suite['name'], p['name'],
+                                              p['rc']))
+        out.extend('    ' + ln if ln else '' for ln in p['ktap'])
+        if not p['complete']:
+            res = 'not ok %d %s # program did not finish' % (i, p['name'])
+        elif p['rc'] == 4:
+            res = 'ok %d %s # SKIP' % (i, p['name'])
+        elif p['rc'] in (0,) and (p['plan'] is None
+                                  or p['results'] >= p['plan']):
+            res = 'ok %d %s' % (i, p['name'])
+        else:
+            res = 'not ok %d %s' % (i, p['name'])
+        out.append(res)
+    return '\n'.join(out) + '\n'
+
+
+def safe_name(s):
+    return re.sub(r'[^\w.-]', '_', s) or '_'
+
+
+def write_results(res, outdir):
+    """Write results.json, junit.xml and <suite>.ktap into outdir."""
+    os.makedirs(outdir, exist_ok=True)
+    with open(os.path.join(outdir, 'results.json'), 'w',
+              encoding='utf-8') as f:
+        json.dump(res, f, indent=2, sort_keys=False)
+        f.write('\n')
+    tree = junit_tree(res)
+    ET.indent(tree)
+    tree.write(os.path.join(outdir, 'junit.xml'), encoding='utf-8',
+               xml_declaration=True)
+    for s in res['suites']:
+        with open(os.path.join(outdir, safe_name(s['name']) + '.ktap'), 'w',
+                  encoding='utf-8') as f:
+            f.write(suite_ktap(s))
+
+
+def read_log(path):
+    with open(path, 'rb') as f:
+        return f.read().decode('utf-8', 'replace')

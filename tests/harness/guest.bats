@@ -1,0 +1,103 @@
+#!/usr/bin/env bats
+# Harness tests with real guests: they need the `default` variant built
+# (make container-build), and run after it in `make check`. Each boots
+# QEMU through the same scripts the matrix uses, into its own results dir.
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	export TOP
+	[ -f "$TOP/artifacts/default/bzImage" ] || {
+		echo "the default variant is not built: run make container-build first" >&2
+		return 1
+	}
+}
+
+setup() {
+	# Under build/, so the container sees it (the repository is mounted).
+	export RESULTS=$TOP/build/harness-results/$BATS_TEST_NUMBER
+	rm -rf "$RESULTS"
+}
+
+no_qemu_left() {
+	! pgrep -f "qemu-system.*$TOP/artifacts/default/bzImage"
+}
+
+@test "a guest that panics is reported as a crash (3) within seconds, panic text in the excerpt" {
+	start=$SECONDS
+	SUITES=harness-crash run "$TOP/scripts/in-container" scripts/run-variant default
+	[ "$status" -eq 3 ]
+	[ $((SECONDS - start)) -lt 60 ]
+	r=$RESULTS/default/results.json
+	[ "$(jq -r .exit_class_name "$r")" = kernel-problem ]
+	[ "$(jq -r '.kernel_problems[0].kind' "$r")" = panic ]
+	jq -r '.kernel_problems[0].excerpt' "$r" | grep -q 'Kernel panic - not syncing: sysrq triggered crash'
+	grep -q '@@@ HARNESS PANIC' "$RESULTS/default/console.log"
+	grep -q 'testcase.*kernel' "$RESULTS/default/junit.xml"
+	no_qemu_left
+}
+
+@test "a guest test that hangs is stopped at the suite timeout and reported as a timeout (2)" {
+	start=$SECONDS
+	SUITES=harness-hang run "$TOP/scripts/in-container" scripts/run-variant default
+	[ "$status" -eq 2 ]
+	took=$((SECONDS - start))
+	[ "$took" -ge 15 ]
+	[ "$took" -lt 90 ]
+	grep -q '@@@ HARNESS SUITE-TIMEOUT suite=harness-hang after=15' "$RESULTS/default/console.log"
+	[ "$(jq -r .exit_class_name "$RESULTS/default/results.json")" = infrastructure ]
+	no_qemu_left
+}
+
+@test "a clean guest passes, with the QEMU command line at the top of the log" {
+	SUITES=smoke run "$TOP/scripts/in-container" scripts/run-variant default
+	[ "$status" -eq 0 ]
+	head -n 2 "$RESULTS/default/console.log" | grep -q '^@@@ HARNESS QEMU qemu-system-x86_64 .*-accel tcg'
+	[ "$(jq -r '.counts.fail' "$RESULTS/default/results.json")" = 0 ]
+	[ "$(jq -r '.counts.pass' "$RESULTS/default/results.json")" -ge 5 ]
+	[ -s "$RESULTS/default/smoke.ktap" ]
+	no_qemu_left
+}
+
+@test "make boot gives a usable interactive shell; Ctrl-A X quits" {
+	command -v expect >/dev/null
+	run expect -c "
+		set timeout 120
+		spawn make -s -C {$TOP} boot VARIANT=default
+		expect {
+			-re {guest:/# } {}
+			timeout { exit 10 }
+		}
+		send \"uname -r; echo answer=\\\$((6 * 7))\r\"
+		expect {
+			-re {answer=42} {}
+			timeout { exit 11 }
+		}
+		send \"\x01x\"
+		expect {
+			eof {}
+			timeout { exit 12 }
+		}
+	"
+	[ "$status" -eq 0 ]
+	no_qemu_left
+}
+
+@test "an option a fragment asks for that Kconfig drops fails the config step with 2, naming it" {
+	cfg=$TOP/build/harness-configs
+	rm -rf "$cfg"
+	mkdir -p "$cfg"
+	cp "$TOP/configs/base.config" "$cfg/"
+	# KASAN needs SLUB without SLUB_TINY: olddefconfig drops it silently.
+	printf 'CONFIG_SLUB_TINY=y\nCONFIG_KASAN=y\n' >"$cfg/broken.variant"
+	CONFIGS=$cfg run "$TOP/scripts/in-container" \
+		scripts/config-variant broken "$TOP/build/linux" "$TOP/build/harness-configs/obj"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"CONFIG_KASAN=y (from broken.variant) became not set"* ]]
+}
+
+@test "ci/run-variant default runs the same steps as the matrix and passes" {
+	run "$TOP/ci/run-variant" default
+	[ "$status" -eq 0 ]
+	[ -f "$RESULTS/default/junit.xml" ]
+}

@@ -1,0 +1,405 @@
+#!/usr/bin/env bats
+# Tooling tests of scripts/parse-console, scripts/consolelog.py,
+# scripts/failure-patterns.txt and scripts/summarize.
+#
+# Every log under console-logs/ is genuine serial console output of a real
+# kernel booted in QEMU (console-logs/README.md says how each was made), so
+# these tests check the classifier against what kernels really print, not
+# against imitations. Each test asserts concrete values: exit class, problem
+# kinds, test ids/statuses, and fields of results.json and junit.xml.
+
+setup() {
+    TESTS="$(cd "$(dirname "$BATS_TEST_FILENAME")" && pwd)"
+    SCRIPTS="$TESTS/../scripts"
+    LOGS="$TESTS/console-logs"
+    OUT="$BATS_TEST_TMPDIR/out"
+}
+
+# parse LOG [ARGS...]: run parse-console with --out; $status is the class.
+parse() {
+    local log=$1
+    shift
+    run "$SCRIPTS/parse-console" --out "$OUT" "$@" "$LOGS/$log"
+}
+
+# j EXPR: a Python expression over results.json (bound to r); strings are
+# printed bare, everything else as JSON.
+j() {
+    python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+v = eval(sys.argv[2])
+print(v if isinstance(v, str) else json.dumps(v))' "$OUT/results.json" "$1"
+}
+
+# x EXPR: a Python expression over junit.xml's root element (bound to t);
+# parsing it at all proves the XML is well-formed.
+x() {
+    python3 -c 'import sys, xml.etree.ElementTree as ET
+t = ET.parse(sys.argv[1]).getroot()
+v = eval(sys.argv[2])
+print(v)' "$OUT/junit.xml" "$1"
+}
+
+# eq ACTUAL EXPECTED: compare and say what differed.
+eq() {
+    if [ "$1" != "$2" ]; then
+        echo "expected: $2" >&2
+        echo "actual:   $1" >&2
+        return 1
+    fi
+}
+
+# kinds: the distinct kernel problem kinds, in order, comma-separated.
+kinds() {
+    j "','.join(dict.fromkeys(p['kind'] for p in r['kernel_problems']))"
+}
+
+@test "failure-patterns.txt: every regex compiles in Python re and Tcl (expect)" {
+    python3 -c 'import sys; sys.path.insert(0, sys.argv[1])
+import consolelog
+p = consolelog.load_patterns()
+assert len(p) > 40, len(p)
+kinds = {k for k, _, _ in p}
+need = {"panic", "oops", "bug", "kasan", "kfence", "ubsan", "warning",
+        "lockdep", "atomic-sleep", "rcu-stall", "hung-task", "soft-lockup",
+        "hard-lockup", "kmemleak", "ignore", "end"}
+assert need <= kinds, need - kinds' "$SCRIPTS"
+    # expect reads the same file: each regex must compile in Tcl ARE too
+    run tclsh <<EOF
+set f [open "$SCRIPTS/failure-patterns.txt"]
+set n 0
+foreach line [split [read \$f] "\n"] {
+    if {[regexp {^\s*(#|$)} \$line]} continue
+    if {![regexp {^(\S+)\s+(.+?)\s*$} \$line -> kind re]} { error "bad line: \$line" }
+    regexp -- \$re "probe"
+    incr n
+}
+puts \$n
+EOF
+    [ "$status" -eq 0 ]
+    [ "$output" -gt 40 ]
+    # and Tcl finds the same kind as Python on a few real report lines
+    run tclsh <<EOF
+set f [open "$SCRIPTS/failure-patterns.txt"]
+set pats {}
+foreach line [split [read \$f] "\n"] {
+    if {[regexp {^\s*(#|$)} \$line]} continue
+    regexp {^(\S+)\s+(.+?)\s*$} \$line -> kind re
+    lappend pats \$kind \$re
+}
+foreach s {
+    {Kernel panic - not syncing: sysrq triggered crash}
+    {BUG: kernel NULL pointer dereference, address: 0000000000000000}
+    {Oops: invalid opcode: 0000 [#1] SMP}
+    {watchdog: BUG: soft lockup - CPU#0 stuck for 12s! [trigger:50]}
+    {rcu: INFO: rcu_sched self-detected stall on CPU}
+    {Kernel command line: console=ttyS0 panic=-1 panic_on_warn=1}
+} {
+    foreach {kind re} \$pats { if {[regexp -- \$re \$s]} { puts \$kind; break } }
+}
+EOF
+    [ "$status" -eq 0 ]
+    eq "$(echo "$output" | tr '\n' ' ')" "panic oops bug soft-lockup rcu-stall ignore "
+}
+
+@test "clean boot with a passing KTAP stream: class 0 and every field" {
+    parse clean.log
+    eq "$status" 0
+    [[ "$output" == "lkdtm: class 0 (pass) - boot 2.05s - 2 passed, 0 failed, 1 skipped, 0 errors"* ]]
+    eq "$(j "r['variant']")" lkdtm
+    eq "$(j "r['kernel_release']")" 6.12.118-pipeline+
+    eq "$(j "r['exit_class_name']")" pass
+    eq "$(j "r['boot']['ready_uptime_s']")" 2.05
+    eq "$(j "r['boot']['ready_elapsed_s']")" 4.5
+    eq "$(j "r['duration_s']")" 5.3
+    # the command line carries panic=-1: no false panic
+    [[ "$(j "r['kernel_cmdline']")" == *"panic=-1"* ]]
+    eq "$(j "r['kernel_problems']")" "[]"
+    eq "$(j "[t['id'] for t in r['tests']]")" \
+        '["demo/basic/global.uname_is_linux", "demo/basic/global.cpus_online", "demo/basic/global.needs_nohz_full"]'
+    eq "$(j "[t['status'] for t in r['tests']]")" '["pass", "pass", "skip"]'
+    eq "$(j "r['tests'][2]['skip_reason']")" "nohz_full not on the command line"
+    eq "$(j "r['tests'][0]['duration_ms']")" 10
+    # metrics from ksft_print_msg and from TH_LOG
+    eq "$(j "r['tests'][0]['metrics']")" '{"release_len": 18}'
+    eq "$(j "r['tests'][1]['metrics']")" '{"cpus": 2}'
+    eq "$(j "r['tests'][1]['excerpt'].splitlines()[0]")" "#  RUN           global.cpus_online ..."
+    eq "$(j "r['tests'][1]['excerpt'].splitlines()[-1]")" "ok 2 global.cpus_online"
+    eq "$(j "[(s['name'], s['rc'], s['complete']) for s in r['suites']]")" '[["demo", 0, true]]'
+    # junit: well-formed, counts, one suite per suite plus harness
+    eq "$(x "t.get('tests'), t.get('failures'), t.get('errors'), t.get('skipped')")" "('4', '0', '0', '1')"
+    eq "$(x "[s.get('name') for s in t.iter('testsuite')]")" "['harness', 'demo']"
+    # the suite's KTAP file, markers stripped
+    [ -f "$OUT/demo.ktap" ]
+    run grep -c '@@@' "$OUT/demo.ktap"
+    eq "$output" 0
+    grep -qx '    ok 1 global.uname_is_linux' "$OUT/demo.ktap"
+    grep -qx 'ok 1 basic' "$OUT/demo.ktap"
+}
+
+@test "KTAP plan with missing results (runner SIGKILLed) and a failing test: class 1" {
+    parse ktap-missing.log
+    eq "$status" 1
+    eq "$(kinds)" ""
+    eq "$(j "[(t['id'], t['status']) for t in r['tests']]")" \
+        '[["broken/fails/global.pid_is_positive", "pass"], ["broken/fails/global.one_is_two", "fail"], ["broken/killed/global.first_passes", "pass"], ["broken/killed/global.second_kills_runner", "error"], ["broken/killed/test-3", "error"]]'
+    eq "$(j "r['tests'][3]['missing']")" true
+    [[ "$(j "r['tests'][3]['note']")" == *"rc=137"* ]]
+    [[ "$(j "r['tests'][1]['excerpt']")" == *"Expected 2 (2) == one (1)"* ]]
+    eq "$(j "[(p['name'], p['plan'], p['results'], p['rc']) for p in r['suites'][0]['programs']]")" \
+        '[["fails", 2, 2, 1], ["killed", 3, 1, 137]]'
+    eq "$(x "t.get('tests'), t.get('failures'), t.get('errors')")" "('6', '1', '2')"
+    eq "$(x "[c.get('name') for c in t.iter('testcase') if c.find('error') is not None]")" \
+        "['global.second_kills_runner', 'test-3']"
+}
+
+@test "panic from echo c > /proc/sysrq-trigger: class 3, panic with its text" {
+    parse panic-sysrq.log
+    eq "$status" 3
+    eq "$(kinds)" panic
+    eq "$(j "r['kernel_problems'][0]['first_line']")" "Kernel panic - not syncing: sysrq triggered crash"
+    eq "$(j "r['kernel_problems'][0]['during']")" lkdtm/trigger
+    [[ "$(j "r['kernel_problems'][0]['excerpt']")" == *"sysrq_handle_crash"* ]]
+    # the program died with the kernel: its result is missing, not passed
+    eq "$(j "[(t['status'], t['explained_by']) for t in r['tests']]")" '[["error", ["panic"]]]'
+    eq "$(x "[c.find('failure').get('message') for c in t.iter('testcase') if c.get('classname') == 'kernel']")" \
+        "['Kernel panic - not syncing: sysrq triggered crash']"
+}
+
+@test "panic from LKDTM PANIC: class 3" {
+    parse panic-lkdtm.log
+    eq "$status" 3
+    eq "$(kinds)" panic
+    eq "$(j "r['kernel_problems'][0]['first_line']")" "Kernel panic - not syncing: dumptest"
+    eq "$(j "r['harness']['qemu_exit_status']")" 1
+}
+
+@test "oops (LKDTM EXCEPTION): class 3, one report from the BUG: line to end trace" {
+    parse oops.log
+    eq "$status" 3
+    eq "$(kinds)" oops
+    eq "$(j "r['kernel_problems_total']")" 1
+    eq "$(j "r['kernel_problems'][0]['first_line']")" "BUG: kernel NULL pointer dereference, address: 0000000000000000"
+    [[ "$(j "r['kernel_problems'][0]['excerpt'].splitlines()[0]")" == *"BUG: kernel NULL pointer dereference"* ]]
+    [[ "$(j "r['kernel_problems'][0]['excerpt']")" == *"Oops: Oops: 0002 [#1] SMP"* ]]
+    [[ "$(j "r['kernel_problems'][0]['excerpt'].splitlines()[-1]")" == *"---[ end trace 0000000000000000 ]---" ]]
+    # KTAP lines the program printed in the middle of the splat stay out of it
+    [[ "$(j "r['kernel_problems'][0]['excerpt']")" != *"TAP version"* ]]
+    eq "$(j "r['tests'][0]['id']")" lkdtm/trigger/lkdtm.EXCEPTION
+    eq "$(j "r['tests'][0]['status']")" error
+}
+
+@test "BUG() (LKDTM BUG): class 3, kind bug from 'kernel BUG at', excerpt from cut here" {
+    parse bug.log
+    eq "$status" 3
+    eq "$(kinds)" bug
+    eq "$(j "r['kernel_problems'][0]['first_line']")" "kernel BUG at drivers/misc/lkdtm/bugs.c:105!"
+    [[ "$(j "r['kernel_problems'][0]['excerpt'].splitlines()[0]")" == *"------------[ cut here ]------------" ]]
+    [[ "$(j "r['kernel_problems'][0]['excerpt']")" == *"Oops: invalid opcode"* ]]
+    eq "$(j "r['tests'][0]['explained_by']")" '["bug"]'
+}
+
+@test "WARNING fails the boot although every test passed: class 3" {
+    parse warning.log
+    eq "$status" 3
+    eq "$(kinds)" warning
+    eq "$(j "r['counts']")" '{"pass": 3, "fail": 0, "skip": 1, "error": 0, "total": 4}'
+    eq "$(j "r['kernel_problems'][0]['first_line']")" \
+        "WARNING: CPU: 1 PID: 50 at drivers/misc/lkdtm/bugs.c:112 lkdtm_WARNING+0xc/0xf"
+    eq "$(j "r['kernel_problems'][0]['during']")" lkdtm/trigger
+    [[ "$(j "r['kernel_problems'][0]['excerpt'].splitlines()[-1]")" == *"---[ end trace 0000000000000000 ]---" ]]
+    [[ "$(j "r['kernel_problems'][0]['excerpt']")" != *"RUN"* ]]
+    eq "$(x "[c.get('name') for c in t.iter('testcase') if c.get('classname') == 'kernel']")" "['warning']"
+    eq "$(x "t.get('failures')")" 1
+}
+
+@test "UBSAN report, kernel text cut into the middle of a KTAP plan line" {
+    parse ubsan.log
+    eq "$status" 3
+    eq "$(kinds)" ubsan
+    [[ "$(j "r['kernel_problems'][0]['first_line']")" == "UBSAN: array-index-out-of-bounds in "*"lkdtm/bugs.c:406:16" ]]
+    # "1..1[    3.130472] index 8 ..." in the log: the plan is still found
+    eq "$(j "r['suites'][0]['programs'][0]['plan']")" 1
+    [[ "$(j "r['kernel_problems'][0]['excerpt']")" == *"index 8 is out of range for type 'char [8]'"* ]]
+    eq "$(j "[(t['id'], t['status']) for t in r['tests']]")" '[["lkdtm/trigger/lkdtm.ARRAY_BOUNDS", "pass"]]'
+}
+
+@test "KFENCE use-after-free: class 3, excerpt framed by the ==== lines" {
+    parse kfence.log
+    eq "$status" 3
+    eq "$(kinds)" kfence
+    [[ "$(j "r['kernel_problems'][0]['first_line']")" == "BUG: KFENCE: use-after-free read in lkdtm_KFENCE_READ_AFTER_FREE"* ]]
+    [[ "$(j "r['kernel_problems'][0]['excerpt'].splitlines()[0]")" == *"=================="* ]]
+    [[ "$(j "r['kernel_problems'][0]['excerpt'].splitlines()[-1]")" == *"=================="* ]]
+}
+
+@test "soft lockup with RCU stalls and a suite timeout: class 3 beats 2" {
+    parse softlockup.log
+    eq "$status" 3
+    eq "$(kinds)" rcu-stall,soft-lockup
+    eq "$(j "r['kernel_problems'][1]['first_line']")" "watchdog: BUG: soft lockup - CPU#0 stuck for 12s! [trigger:50]"
+    eq "$(j "r['kernel_problems'][0]['during']")" lkdtm/trigger/lkdtm.SOFTLOCKUP
+    [[ "$(j "r['kernel_problems'][0]['excerpt'].splitlines()[-1]")" == *"</TASK>" ]]
+    [[ "$(j "[x['reason'] for x in r['reasons'] if x['class'] == 2]")" == *"suite lkdtm timed out after 40s"* ]]
+    eq "$(j "r['suites'][0]['timed_out']")" true
+}
+
+@test "hung task: class 3, attributed to the running test" {
+    parse hung-task.log
+    eq "$status" 3
+    eq "$(kinds)" hung-task
+    eq "$(j "r['kernel_problems'][0]['first_line']")" "INFO: task trigger:49 blocked for more than 3 seconds."
+    eq "$(j "r['kernel_problems'][0]['during']")" lkdtm/trigger/lkdtm.HUNG_TASK
+    eq "$(j "r['tests'][0]['status']")" error
+}
+
+@test "KASAN slab-use-after-free: class 3" {
+    parse kasan.log
+    eq "$status" 3
+    eq "$(kinds)" kasan
+    [[ "$(j "r['kernel_problems'][0]['first_line']")" == "BUG: KASAN: slab-use-after-free in lkdtm_READ_AFTER_FREE"* ]]
+    [[ "$(j "r['kernel_problems'][0]['excerpt']")" == *"Freed by task"* ]]
+    [[ "$(j "r['kernel_problems'][0]['excerpt'].splitlines()[-1]")" == *"=================="* ]]
+}
+
+@test "KASAN double free: class 3" {
+    parse kasan-double-free.log
+    eq "$status" 3
+    eq "$(kinds)" kasan
+    [[ "$(j "r['kernel_problems'][0]['first_line']")" == "BUG: KASAN: double-free in "* ]]
+}
+
+@test "lockdep: lock held when returning to user space (LKDTM SPINLOCKUP), then atomic sleep" {
+    parse lockdep.log
+    eq "$status" 3
+    eq "$(kinds)" lockdep,atomic-sleep
+    eq "$(j "[p['first_line'] for p in r['kernel_problems']]")" \
+        '["WARNING: lock held when returning to user space!", "BUG: sleeping function called from invalid context at fs/file_table.c:452", "BUG: scheduling while atomic: trigger/47/0x00000002"]'
+    # the lockdep report prints no stack: it must stop before the next one
+    eq "$(j "len(r['kernel_problems'][0]['excerpt'].splitlines())")" 7
+    [[ "$(j "r['kernel_problems'][0]['excerpt'].splitlines()[0]")" == *"================================================" ]]
+    # tests after it still pass, the boot still fails
+    eq "$(j "r['counts']['pass']")" 3
+}
+
+@test "lockdep circular locking dependency (mutex ABBA): class 3" {
+    parse lockdep-circular.log --variant debug-x
+    eq "$status" 3
+    eq "$(kinds)" lockdep
+    eq "$(j "r['kernel_problems_total']")" 1
+    eq "$(j "r['kernel_problems'][0]['first_line']")" "WARNING: possible circular locking dependency detected"
+    [[ "$(j "r['kernel_problems'][0]['excerpt']")" == *"*** DEADLOCK ***"* ]]
+    [[ "$(j "r['kernel_problems'][0]['excerpt'].splitlines()[-1]")" == *"</TASK>" ]]
+    eq "$(j "r['variant']")" debug-x
+}
+
+@test "suspicious RCU usage: class 3, kind lockdep" {
+    parse rcu-suspicious.log
+    eq "$status" 3
+    eq "$(kinds)" lockdep
+    eq "$(j "r['kernel_problems'][0]['first_line']")" "WARNING: suspicious RCU usage"
+    [[ "$(j "r['kernel_problems'][0]['excerpt']")" == *"suspicious rcu_dereference_check() usage!"* ]]
+}
+
+@test "sleeping in atomic context (preempt_disable + msleep): class 3, atomic-sleep" {
+    parse atomic-sleep.log
+    eq "$status" 3
+    eq "$(kinds)" atomic-sleep,lockdep
+    eq "$(j "r['kernel_problems'][0]['first_line']")" "BUG: scheduling while atomic: trigger/49/0x00000002"
+}
+
+@test "kernel text interleaved in the middle of @@@ marker lines: markers still parsed" {
+    parse interleaved.log
+    eq "$status" 0
+    eq "$(j "r['counts']")" '{"pass": 16, "fail": 0, "skip": 8, "error": 0, "total": 24}'
+    eq "$(j "len(r['suites'])")" 8
+    eq "$(j "all(s['complete'] and s['rc'] == 0 for s in r['suites'])")" true
+    eq "$(j "all(p['complete'] and p['rc'] == 0 for s in r['suites'] for p in s['programs'])")" true
+    eq "$(j "len(set(t['id'] for t in r['tests']))")" 24
+}
+
+@test "truncated log (cut inside a KTAP line): class 2, missing results are errors" {
+    parse truncated.log
+    eq "$status" 2
+    eq "$(j "[(t['name'], t['status']) for t in r['tests']]")" \
+        '[["global.uname_is_linux", "pass"], ["global.cpus_online", "error"], ["test-3", "error"]]'
+    [[ "$(j "[x['reason'] for x in r['reasons']]")" == *"log truncated"* ]]
+    eq "$(j "r['suites'][0]['complete']")" false
+}
+
+@test "truncated log cut inside an oops: class 3 with the partial splat" {
+    parse truncated-oops.log
+    eq "$status" 3
+    eq "$(kinds)" oops
+    [[ "$(j "r['kernel_problems'][0]['excerpt'].splitlines()[-1]")" == *"direc" ]]
+}
+
+@test "log without any @@@ markers (test binary as init): KTAP and panic found" {
+    parse no-markers.log --variant raw
+    eq "$status" 3
+    eq "$(j "r['variant']")" raw
+    eq "$(j "r['boot']['ready']")" false
+    eq "$(kinds)" panic
+    eq "$(j "r['kernel_problems'][0]['first_line']")" \
+        "Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000000"
+    eq "$(j "[(t['id'], t['status']) for t in r['tests']]")" \
+        '[["ktap/program1/global.uname_is_linux", "pass"], ["ktap/program1/global.cpus_online", "pass"], ["ktap/program1/global.needs_nohz_full", "skip"]]'
+}
+
+@test "no false positives: panic_on_warn/oops=panic on the command line, failure text from user space and in test names" {
+    parse false-positives.log
+    eq "$status" 0
+    eq "$(j "r['kernel_problems']")" "[]"
+    [[ "$(j "r['kernel_cmdline']")" == *"panic_on_warn=1 oops=panic"* ]]
+    eq "$(j "[t['name'] for t in r['tests']]")" '["global.kernel_BUG_at_is_only_a_name", "global.WARNING_in_a_name"]'
+    # the same log is still parsed for real problems: proof the scan ran
+    grep -q 'Kernel panic - not syncing: userspace text' "$LOGS/false-positives.log"
+}
+
+@test "parse-console: --quiet, unreadable log, and every recorded log is classified" {
+    run "$SCRIPTS/parse-console" --quiet "$LOGS/clean.log"
+    eq "$status" 0
+    eq "$output" ""
+    run "$SCRIPTS/parse-console" "$BATS_TEST_TMPDIR/does-not-exist.log"
+    eq "$status" 2
+    for f in "$LOGS"/*.log; do
+        run "$SCRIPTS/parse-console" --out "$BATS_TEST_TMPDIR/all/$(basename "$f" .log)" "$f"
+        [ "$status" -le 3 ]
+        python3 -c 'import sys, xml.etree.ElementTree as ET; ET.parse(sys.argv[1])' \
+            "$BATS_TEST_TMPDIR/all/$(basename "$f" .log)/junit.xml"
+        [ "$(wc -c < "$f")" -lt 204800 ]
+    done
+}
+
+@test "summarize: table, summary.json and highest class over a results dir" {
+    R="$BATS_TEST_TMPDIR/results"
+    "$SCRIPTS/parse-console" --quiet --variant default --out "$R/default" "$LOGS/clean.log" || true
+    "$SCRIPTS/parse-console" --quiet --variant off --out "$R/off" "$LOGS/ktap-missing.log" || true
+    "$SCRIPTS/parse-console" --quiet --variant debug --out "$R/debug" "$LOGS/oops.log" || true
+    run "$SCRIPTS/summarize" "$R"
+    eq "$status" 3
+    [[ "${lines[0]}" == "variant  boot s  passed  failed  errors  skipped  crashed"* ]]
+    [[ "${lines[1]}" == "debug "*"1 (oops)"*"3 kernel-problem" ]]
+    [[ "${lines[2]}" == "default  2.0     2       0       0       1        no"*"0 pass" ]]
+    [[ "${lines[3]}" == "off "*"2       1       2       0        no"*"1 test-failure" ]]
+    python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["exit_class"] == 3, s["exit_class"]
+v = {r["variant"]: r for r in s["variants"]}
+assert sorted(v) == ["debug", "default", "off"], sorted(v)
+assert v["default"]["passed"] == 2 and v["default"]["skipped"] == 1
+assert v["off"]["failed"] == 1 and v["off"]["errors"] == 2
+assert v["debug"]["crashed"] is True and v["debug"]["kernel_problem_kinds"] == ["oops"]
+assert v["default"]["duration_s"] == 5.3' "$R/summary.json"
+    # all passed -> 0
+    rm -rf "$R/off" "$R/debug"
+    run "$SCRIPTS/summarize" "$R"
+    eq "$status" 0
+    # a broken results.json is an infrastructure problem, not a pass
+    mkdir -p "$R/broken" && echo '{' > "$R/broken/results.json"
+    run "$SCRIPTS/summarize" "$R"
+    eq "$status" 2
+    # nothing to summarize -> 2
+    run "$SCRIPTS/summarize" "$BATS_TEST_TMPDIR/empty-nonexistent"
+    eq "$status" 2
+}
