@@ -920,7 +920,8 @@ def junit_tree(res):
     for name, ts in by_suite.items():
         cases = []
         for t in ts:
-            msg = t.get('skip_reason') or t.get('note') or t['status']
+            msg = t.get('skip_reason') or t.get('note') or \
+                (t['excerpt'].splitlines() or [t['status']])[-1]
             cases.append(('%s.%s' % (t['suite'], t['program']), t['name'],
                           t['status'], msg, t['excerpt'],
                           _secs(t['duration_ms'])))

@@ -139,6 +139,20 @@ variant_param() {
 	printf '%s\n' "$val"
 }
 
+# The variant whose kernel VARIANT boots: itself, or the one named by
+# `#@ kernel = other` (a boot-only variant: same kernel, other cmdline/-smp).
+kernel_variant() {
+	local k
+	k=$(variant_param "$1" kernel "")
+	if [ -n "$k" ]; then
+		check_variant "$k"
+		if grep -qE '^(CONFIG_|# CONFIG_)' "$(variant_file "$1")"; then
+			die "variant '$1' boots the kernel of '$k' (#@ kernel) and cannot have Kconfig lines of its own"
+		fi
+	fi
+	printf '%s\n' "${k:-$1}"
+}
+
 # Variants to work on: $VARIANTS if given (space separated), else all.
 selected_variants() {
 	local v

@@ -318,6 +318,28 @@ EOF
     eq "$(j "len(set(t['id'] for t in r['tests']))")" 24
 }
 
+@test "split_records: a user line cut mid-text by kernel text is rejoined" {
+    # Unit test of the join rule alone. The recorded logs only show kernel
+    # text landing before a user line's newline ("1..1[ 3.13] index 8 ..."
+    # in ubsan.log); a program writing a partial line can be cut anywhere.
+    run python3 -c 'import sys; sys.path.insert(0, sys.argv[1])
+import consolelog as c
+t = ("@@@ TEST-E[    5.000001] WARNING: CPU: 0 PID: 1 at x.c:1 f+0x0/0x1\n"
+     "ND s/p rc=0 uptime=5.1\n"
+     "ok 1 glo[    5.000002] ---[ end trace 0000000000000000 ]---\n"
+     "bal.x\n"
+     "abc@@@ SUITE-END s rc=0 uptime=5.2\n")
+for r in c.split_records(t):
+    print(r)' "$SCRIPTS"
+    eq "$status" 0
+    eq "${lines[0]}" "(1, 'k', '[    5.000001] WARNING: CPU: 0 PID: 1 at x.c:1 f+0x0/0x1')"
+    eq "${lines[1]}" "(1, 'u', '@@@ TEST-END s/p rc=0 uptime=5.1')"
+    eq "${lines[2]}" "(3, 'k', '[    5.000002] ---[ end trace 0000000000000000 ]---')"
+    eq "${lines[3]}" "(3, 'u', 'ok 1 global.x')"
+    eq "${lines[4]}" "(5, 'u', 'abc')"
+    eq "${lines[5]}" "(5, 'u', '@@@ SUITE-END s rc=0 uptime=5.2')"
+}
+
 @test "truncated log (cut inside a KTAP line): class 2, missing results are errors" {
     parse truncated.log
     eq "$status" 2

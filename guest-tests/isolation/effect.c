@@ -325,7 +325,7 @@ TEST_F_TIMEOUT(effect, isolated_cpu_stat_refresh, 120)
  */
 static void acc_child(struct ctl *c, int cpu, bool quiesce)
 {
-	char *buf;
+	char *buf, *scratch;
 
 	if (pin_to_cpu(cpu)) {
 		c->err = 1;
@@ -339,6 +339,18 @@ static void acc_child(struct ctl *c, int cpu, bool quiesce)
 	}
 	if (quiesce && isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS)) {
 		c->err = 3;
+		_exit(1);
+	}
+	/*
+	 * Earlier children that exited on this CPU left munlocks in its
+	 * per-CPU mlock batch; their NR_MLOCK decrements would be applied by
+	 * the next drain, i.e. inside our measured mlock().  munmap() drains
+	 * the batch now (lru_add_drain()), before the "before" reading.
+	 */
+	scratch = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (scratch == MAP_FAILED || munmap(scratch, PAGE)) {
+		c->err = 5;
 		_exit(1);
 	}
 	c->stage = 1;
@@ -401,6 +413,7 @@ TEST_F_TIMEOUT(effect, isolated_cpu_nr_mlock_visible, 120)
 	base = acc_phase(_metadata, cpu, false);
 	q = acc_phase(_metadata, cpu, true);
 
+	ksft_print_msg("metric: accuracy_cpu=%d\n", cpu);
 	ksft_print_msg("metric: accuracy_pages_mlocked=%d\n", ACC_PAGES);
 	ksft_print_msg("metric: accuracy_nr_mlock_delta_not_quiesced=%ld\n", base);
 	ksft_print_msg("metric: accuracy_nr_mlock_delta_quiesced=%ld\n", q);

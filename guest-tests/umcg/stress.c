@@ -100,6 +100,34 @@ static void *server(void *arg)
 	return NULL;
 }
 
+static void dump_state(void)
+{
+	int i, n;
+
+	for (i = 0; i < NR_SERVERS; i++) {
+		struct umcg_server *s = &c->s[i];
+		struct umcg_worker *w;
+
+		for (n = 0, w = s->rq_head; w; w = w->next)
+			n++;
+		ksft_print_msg("server %d tid %d state %#x next %u current %d (%#x) rq %d ret %d switches %llu\n",
+			       i, s->tid, s->task.state, s->task.next_tid,
+			       s->current ? s->current->tid : 0,
+			       s->current ? s->current->task.state : 0, n,
+			       c->srv_ret[i], (unsigned long long)s->switches);
+	}
+	for (i = 0; i < NR_WORKERS; i++) {
+		struct umcg_worker *w = &c->w[i];
+
+		if (w->task.state == UMCG_TASK_NONE)
+			continue;
+		ksft_print_msg("worker %d tid %d state %#x next %u link %#llx iters %llu\n",
+			       i, w->tid, w->task.state, w->task.next_tid,
+			       (unsigned long long)w->task.idle_workers_ptr,
+			       (unsigned long long)c->d[i].iters);
+	}
+}
+
 static void *watchdog(void *arg)
 {
 	int *stop = arg;
@@ -119,6 +147,8 @@ static void *watchdog(void *arg)
 			       __atomic_load_n(&c->g.nr_workers, __ATOMIC_SEQ_CST),
 			       c->g.idle_server_tid,
 			       c->g.idle_workers ? "non-empty" : "empty");
+		if (sec % 30 == 0)
+			dump_state();
 	}
 	return NULL;
 }

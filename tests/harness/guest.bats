@@ -101,3 +101,21 @@ no_qemu_left() {
 	[ "$status" -eq 0 ]
 	[ -f "$RESULTS/default/junit.xml" ]
 }
+
+@test "make repro-check: default rebuilt elsewhere, clock +1 year, no ccache, is bit-for-bit identical" {
+	run make -s -C "$TOP" repro-check VARIANTS=default
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"repro default/bzImage"*identical* ]]
+	[[ "$output" == *"repro default/headers.tar.xz"*identical* ]]
+}
+
+@test "RUNTIME=native builds the same bzImage as the container for default" {
+	"$TOP/scripts/host-setup" native
+	out=$TOP/build/native
+	rm -rf "$out"
+	RUNTIME=native OBJ_ROOT=$out OUT_ROOT=$out/out run "$TOP/scripts/in-container" scripts/build-variant default
+	[ "$status" -eq 0 ]
+	[ "$(sha256sum <"$out/out/default/bzImage")" = "$(sha256sum <"$TOP/artifacts/default/bzImage")" ]
+	rm -rf "$out"
+}
