@@ -71,8 +71,10 @@ DURATION_RE = re.compile(r'^#\s*duration_ms=(\d+(?:\.\d+)?)\s*$')
 # `# metric: k=v` (ksft_print_msg) or TH_LOG's `# file:line:test:metric: k=v`
 METRIC_RE = re.compile(r'^#\s*(?:\S+?:\d+:\S+?:)?\s*metric:\s*([^=\s]+)=(.*)$')
 DIRECTIVE_RE = re.compile(r'^(SKIP|TODO|XFAIL|XPASS)\b\s*(.*)$', re.I)
-# kselftest exit codes that are not failures: pass and (all) skipped.
-OK_RC = {0, 4}
+# PROTOCOL.md: any program exit status but 0 is a failure (class 1). Even
+# kselftest's 4 (KSFT_SKIP): the guest's SUITE-END rc counts it as a
+# failure too, and kselftest_harness.h programs exit 0 when tests skip.
+OK_RC = {0}
 
 
 class PatternError(ValueError):
@@ -944,8 +946,6 @@ def suite_ktap(suite):
         out.extend('    ' + ln if ln else '' for ln in p['ktap'])
         if not p['complete']:
             res = 'not ok %d %s # program did not finish' % (i, p['name'])
-        elif p['rc'] == 4:
-            res = 'ok %d %s # SKIP' % (i, p['name'])
         elif p['rc'] in (0,) and (p['plan'] is None
                                   or p['results'] >= p['plan']):
             res = 'ok %d %s' % (i, p['name'])
@@ -970,7 +970,12 @@ def write_results(res, outdir):
     ET.indent(tree)
     tree.write(os.path.join(outdir, 'junit.xml'), encoding='utf-8',
                xml_declaration=True)
+    # a suite run more than once in a boot: one file, all its programs
+    merged = {}
     for s in res['suites']:
+        m = merged.setdefault(s['name'], {'name': s['name'], 'programs': []})
+        m['programs'].extend(s['programs'])
+    for s in merged.values():
         with open(os.path.join(outdir, safe_name(s['name']) + '.ktap'), 'w',
                   encoding='utf-8') as f:
             f.write(suite_ktap(s))

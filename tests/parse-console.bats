@@ -13,6 +13,8 @@ setup() {
     SCRIPTS="$TESTS/../scripts"
     LOGS="$TESTS/console-logs"
     OUT="$BATS_TEST_TMPDIR/out"
+    # the tests import consolelog.py too: no __pycache__ in the tree
+    export PYTHONDONTWRITEBYTECODE=1
 }
 
 # parse LOG [ARGS...]: run parse-console with --out; $status is the class.
@@ -308,6 +310,18 @@ EOF
     eq "$(j "r['kernel_problems'][0]['first_line']")" "BUG: scheduling while atomic: trigger/49/0x00000002"
 }
 
+@test "kmemleak: class 3, and KTAP version line cut by kernel text still parsed" {
+    parse kmemleak.log
+    eq "$status" 3
+    eq "$(kinds)" kmemleak
+    eq "$(j "r['kernel_problems'][0]['first_line']")" \
+        "kmemleak: 1 new suspected memory leaks (see /sys/kernel/debug/kmemleak)"
+    eq "$(j "r['kernel_problems'][0]['during']")" shell
+    # "TAP version 13[    3.489491] lkdtm: ..." in the log
+    eq "$(j "r['suites'][0]['programs'][0]['ktap'][0]")" "TAP version 13"
+    eq "$(j "[(t['id'], t['status']) for t in r['tests']]")" '[["lkdtm/trigger/lkdtm.KMEMLEAK", "pass"]]'
+}
+
 @test "kernel text interleaved in the middle of @@@ marker lines: markers still parsed" {
     parse interleaved.log
     eq "$status" 0
@@ -316,6 +330,9 @@ EOF
     eq "$(j "all(s['complete'] and s['rc'] == 0 for s in r['suites'])")" true
     eq "$(j "all(p['complete'] and p['rc'] == 0 for s in r['suites'] for p in s['programs'])")" true
     eq "$(j "len(set(t['id'] for t in r['tests']))")" 24
+    # the 8 runs of suite demo share one KTAP file
+    eq "$(grep -c '^ok [0-9]* basic$' "$OUT/demo.ktap")" 8
+    eq "$(sed -n 3p "$OUT/demo.ktap")" "1..8"
 }
 
 @test "split_records: a user line cut mid-text by kernel text is rejoined" {

@@ -77,7 +77,7 @@ TEST(abi_table)
 	if (!isol_built_in())
 		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
 
-	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(table); i++) {
 		const struct row *r = &table[i];
 		long got = isol_prctl(r->opt, r->a2, r->a3, r->a4, r->a5);
 
@@ -88,7 +88,7 @@ TEST(abi_table)
 			bad++;
 		}
 	}
-	ksft_print_msg("metric: abi_rows=%zu\n", sizeof(table) / sizeof(table[0]));
+	ksft_print_msg("metric: abi_rows=%zu\n", ARRAY_SIZE(table));
 	ksft_print_msg("metric: abi_rows_failed=%d\n", bad);
 	ASSERT_EQ(0, bad);
 }

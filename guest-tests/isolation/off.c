@@ -31,8 +31,8 @@ TEST(off_every_command_eopnotsupp)
 	if (isol_built_in())
 		SKIP(return, "CONFIG_TASK_ISOLATION=y in this kernel (off-variant test)");
 
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		for (j = 0; j < sizeof(args) / sizeof(args[0]); j++) {
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		for (j = 0; j < ARRAY_SIZE(args); j++) {
 			long r = isol_prctl(cmds[i], args[j][0], args[j][1],
 					    args[j][2], args[j][3]);
 

@@ -106,7 +106,7 @@ static int kernel_log_splats(void)
 		return -1;
 	}
 	buf[n] = '\0';
-	for (i = 0; i < sizeof(markers) / sizeof(markers[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(markers); i++) {
 		char *p = buf;
 
 		while ((p = strstr(p, markers[i])) != NULL) {

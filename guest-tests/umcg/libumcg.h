@@ -148,6 +148,7 @@ struct umcg_server {
 	struct umcg_worker	*rq_head, *rq_tail; /* private FIFO */
 	uint64_t		switches;	/* workers run */
 	uint64_t		wakeups;	/* umcg_wait() returns */
+	int			phase;		/* where it waits, for debugging */
 };
 
 static inline void umcg_group_init(struct umcg_group *g)
@@ -252,8 +253,9 @@ static inline void umcg_server_set_running(struct umcg_server *s)
 }
 
 /*
- * Server -> worker switch.  Claims @w (IDLE, possibly PREEMPTED) by making
- * it RUNNING with next_tid = this server, marks the server IDLE, and calls
+ * Server -> worker switch.  Claims @w (IDLE, possibly PREEMPTED) by setting
+ * UMCG_TF_LOCKED, points its next_tid at this server, makes it RUNNING,
+ * marks the server IDLE, and calls
  * umcg_wait() with next_tid = @w: the kernel wakes @w on this CPU and puts
  * the server to sleep until something makes it RUNNING again (the worker
  * blocked, yielded, switched, was preempted or left).
@@ -269,14 +271,18 @@ static inline int umcg_run_worker(struct umcg_server *s, struct umcg_worker *w,
 	if ((st & UMCG_TASK_STATE_MASK) != UMCG_TASK_IDLE ||
 	    (st & UMCG_TF_LOCKED))
 		return -EAGAIN;
+	/* Claim it (IDLE|LOCKED) before touching next_tid. */
+	if (!umcg_cas(&w->task.state, st, st | UMCG_TF_LOCKED))
+		return -EAGAIN;
 	w->server = s;
 	s->current = w;
 	__atomic_store_n(&w->task.next_tid, s->tid, __ATOMIC_SEQ_CST);
-	if (!umcg_cas(&w->task.state, st, UMCG_TASK_RUNNING))
-		return -EAGAIN;
+	__atomic_store_n(&w->task.state, UMCG_TASK_RUNNING, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&s->task.state, UMCG_TASK_IDLE, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&s->task.next_tid, w->tid, __ATOMIC_SEQ_CST);
+	s->phase = 1;
 	ret = umcg_wait(0, abs_timeout);
+	s->phase = 0;
 	s->task.next_tid = 0;
 	s->switches++;
 	s->wakeups++;
@@ -306,7 +312,9 @@ static inline int umcg_server_wait_current(struct umcg_server *s,
 		umcg_server_set_running(s);
 		return 0;
 	}
+	s->phase = 2;
 	ret = umcg_wait(0, abs_timeout);
+	s->phase = 0;
 	s->wakeups++;
 	if (ret) {
 		ret = -errno;
@@ -379,10 +387,12 @@ static inline int umcg_worker_switch(struct umcg_worker *w,
 	if ((st & UMCG_TASK_STATE_MASK) != UMCG_TASK_IDLE ||
 	    (st & UMCG_TF_LOCKED))
 		return -EAGAIN;
+	if (!umcg_cas(&next->task.state, st, st | UMCG_TF_LOCKED))
+		return -EAGAIN;
 	next->server = s;
 	__atomic_store_n(&next->task.next_tid, s->tid, __ATOMIC_SEQ_CST);
-	if (!umcg_cas(&next->task.state, st, UMCG_TASK_RUNNING))
-		return -EAGAIN;
+	__atomic_store_n(&next->task.state, UMCG_TASK_RUNNING,
+			 __ATOMIC_SEQ_CST);
 	s->current = next;
 	/* @w is now the server's to run again (it will see HANDOFF). */
 	umcg_rq_push(s, w);
