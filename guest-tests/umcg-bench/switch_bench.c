@@ -195,7 +195,20 @@ static void measure(struct __test_metadata *_metadata, int cpu_a, int cpu_b,
 	munmap(p, sizeof(*p));
 }
 
-TEST(switch_latency)
+FIXTURE(bench) {
+	int unused;
+};
+
+FIXTURE_SETUP(bench)
+{
+}
+
+FIXTURE_TEARDOWN(bench)
+{
+}
+
+/* Slow under TCG, and much slower in a KASAN/lockdep guest. */
+TEST_F_TIMEOUT(bench, switch_latency, 550)
 {
 	const char *env = getenv("UMCG_BENCH_ITERS");
 	bool umcg = umcg_supported();

@@ -294,6 +294,22 @@ static inline int umcg_run_worker(struct umcg_server *s, struct umcg_worker *w,
 }
 
 /*
+ * Is @w still RUNNING for server @s?  RUNNING alone is not enough: the
+ * worker may have blocked, woken up and been taken by another server in
+ * the meantime.  Another server points next_tid at itself before it makes
+ * the worker RUNNING, so RUNNING with next_tid == @s is still ours.
+ */
+static inline bool umcg_still_running(struct umcg_server *s,
+				      struct umcg_worker *w)
+{
+	uint32_t st = umcg_task_state(&w->task);
+
+	return (st & UMCG_TASK_STATE_MASK) == UMCG_TASK_RUNNING &&
+	       __atomic_load_n(&w->task.next_tid, __ATOMIC_SEQ_CST) ==
+	       (uint32_t)s->tid;
+}
+
+/*
  * The server's worker is still RUNNING (umcg_wait() returned for an event
  * of another worker, a signal or a timeout): sleep until it is not.
  * Ordering: the server marks itself IDLE before it re-reads the worker's
@@ -307,8 +323,7 @@ static inline int umcg_server_wait_current(struct umcg_server *s,
 	long ret;
 
 	__atomic_store_n(&s->task.state, UMCG_TASK_IDLE, __ATOMIC_SEQ_CST);
-	if ((umcg_task_state(&w->task) & UMCG_TASK_STATE_MASK) !=
-	    UMCG_TASK_RUNNING) {
+	if (!umcg_still_running(s, w)) {
 		umcg_server_set_running(s);
 		return 0;
 	}
@@ -440,8 +455,11 @@ static inline bool umcg_server_settle(struct umcg_server *s)
 	st = umcg_task_state(&w->task);
 	switch (st & UMCG_TASK_STATE_MASK) {
 	case UMCG_TASK_RUNNING:
-		/* Still running (or a preemption is pending): keep waiting. */
-		return false;
+		/* Still ours (or a preemption is pending): keep waiting. */
+		if (umcg_still_running(s, w))
+			return false;
+		/* It blocked, woke up and another server runs it now. */
+		break;
 	case UMCG_TASK_IDLE:
 		if (st & UMCG_TF_PREEMPTED) {
 			/* Parked by the kernel, not queued: ours to requeue. */
