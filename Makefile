@@ -24,7 +24,7 @@ SETUP_LISTS := $(if $(filter native,$(RUNTIME)),native,podman)
 
 .DEFAULT_GOAL := all
 .PHONY: all help setup base-image image container-build kernel-tree \
-	patches-export repro-check matrix boot test-variant bench parse \
+	patches-export series-check repro-check matrix boot test-variant bench parse \
 	check test clean distclean
 
 all: container-build matrix ## build every variant and boot it in QEMU (the main job)
@@ -51,6 +51,9 @@ kernel-tree: setup ## leave the patched kernel git tree ready to edit
 
 patches-export: setup ## write the tree's commits to patches/ and patches/series
 	@$(IN) scripts/patches-export
+
+series-check: setup ## checkpatch --strict every patch; BISECT=1: build every commit
+	@$(IN) scripts/series-check
 
 repro-check: container-build ## rebuild VARIANTS elsewhere, clock shifted, no ccache; compare
 	@$(IN) scripts/repro-check

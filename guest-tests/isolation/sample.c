@@ -3,7 +3,7 @@
  * Item 8: the kernel's samples/task_isolation program runs to completion.
  * It is built by the kernel build (CONFIG_SAMPLE_TASK_ISOLATION, statically
  * linked) into <O>/samples/task_isolation/task_isolation; the harness copies
- * it next to this test as /tests/isolation/task_isolation.
+ * into bin/ next to this test: /tests/isolation/bin/task_isolation.
  */
 #include "isol_common.h"
 #include "kselftest_harness.h"
@@ -39,7 +39,7 @@ TEST(sample_runs_to_completion)
 	r = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	ASSERT_LT(0, r);
 	self[r] = '\0';
-	snprintf(bin, sizeof(bin), "%s/task_isolation", dirname(self));
+	snprintf(bin, sizeof(bin), "%s/bin/task_isolation", dirname(self));
 	ASSERT_EQ(0, access(bin, X_OK)) {
 		TH_LOG("%s missing: copy <O>/samples/task_isolation/task_isolation there (CONFIG_SAMPLE_TASK_ISOLATION=y)",
 		       bin);
