@@ -119,3 +119,21 @@ no_qemu_left() {
 	[ "$(sha256sum <"$out/out/default/bzImage")" = "$(sha256sum <"$TOP/artifacts/default/bzImage")" ]
 	rm -rf "$out"
 }
+
+@test "the real build's artifacts: SHA256SUMS checks, the manifest names every variant and patch" {
+	(cd "$TOP/artifacts" && sha256sum --quiet -c SHA256SUMS)
+	m=$TOP/artifacts/manifest.json
+	for v in default off debug; do
+		[ "$(jq -r ".variants.\"$v\".artifacts.bzImage" "$m")" = "$(sha256sum <"$TOP/artifacts/$v/bzImage" | cut -d' ' -f1)" ]
+	done
+	[ "$(jq -r '.series.patches | length' "$m")" = "$(grep -cv '^#' "$TOP/patches/series")" ]
+	[ "$(jq -r .environment.image_id "$m")" != null ]
+}
+
+@test "guest C code builds with -Wall -Wextra -Werror (host libc headers)" {
+	ksft=$TOP/build/linux/tools/testing/selftests
+	[ -f "$ksft/kselftest_harness.h" ]
+	for c in "$TOP"/guest-tests/runner/*.c "$TOP"/guest-tests/smoke/*.c "$TOP"/guest-tests/harness-*/*.c; do
+		gcc -fsyntax-only -Wall -Wextra -Werror -isystem "$ksft" -I "$TOP/guest-tests/lib" "$c"
+	done
+}
