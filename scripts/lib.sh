@@ -153,6 +153,16 @@ kernel_variant() {
 	printf '%s\n' "${k:-$1}"
 }
 
+# make in the kernel tree, with the optional host toolchains that Kconfig
+# probes (rustc, pahole, bindgen) pinned to "absent": no config here uses
+# Rust or BTF, and a host that happens to have them would otherwise get
+# different CONFIG_RUSTC_VERSION/CONFIG_PAHOLE_VERSION lines in .config (and
+# so in /proc/config.gz, inside bzImage) than the container.
+kmake() {
+	make RUSTC=/nonexistent/rustc RUSTDOC=/nonexistent/rustdoc \
+		BINDGEN=/nonexistent/bindgen PAHOLE=/nonexistent/pahole "$@"
+}
+
 # Variants to work on: $VARIANTS if given (space separated), else all.
 selected_variants() {
 	local v
