@@ -176,6 +176,13 @@ selected_variants() {
 	fi
 }
 
+# The kernels the selected variants boot, each once (a boot-only variant
+# needs its kernel variant's build).
+selected_kernel_variants() {
+	local v
+	selected_variants | while read -r v; do kernel_variant "$v"; done | awk '!seen[$0]++'
+}
+
 sha256_of() {
 	sha256sum "$1" | cut -d' ' -f1
 }
