@@ -1,7 +1,8 @@
 # kernel-pipeline: Debian's linux-source + patches/ -> tested kernels.
-# The single entry point; every recipe is a script in scripts/ (or ci/),
-# run in the container image (RUNTIME=podman) or on the host
-# (RUNTIME=native). `make help` lists the targets.
+# The single entry point; every recipe is a script in scripts/, run in the
+# container image (RUNTIME=podman) or on the host (RUNTIME=native).
+# (ci/ holds what each CI job runs; it calls the same scripts.)
+# `make help` lists the targets.
 
 RUNTIME    ?= podman
 # Space-separated variant names (configs/<name>.variant); empty = all.
@@ -13,10 +14,18 @@ BASE_IMAGE ?=
 VARIANT    ?= default
 SUITES     ?=
 LOG        ?=
+# A directory of built artifacts (e.g. a CI download) to boot as it is,
+# instead of ./artifacts: matrix, test-variant, boot and bench then need
+# nothing else of a build.
+ARTIFACTS  ?=
 
 export RUNTIME VARIANTS JOBS VARIANT SUITES LOG
 ifneq ($(strip $(BASE_IMAGE)),)
 export BASE_IMAGE
+endif
+ifneq ($(strip $(ARTIFACTS)),)
+export ARTIFACTS := $(abspath $(ARTIFACTS))
+export PREBUILT := 1
 endif
 
 IN := scripts/in-container
@@ -27,7 +36,12 @@ SETUP_LISTS := $(if $(filter native,$(RUNTIME)),native,podman)
 	patches-export series-check repro-check matrix boot test-variant bench parse \
 	check test clean distclean
 
-all: container-build matrix ## build every variant and boot it in QEMU (the main job)
+# One recipe, so that `make -j` cannot boot a kernel before it is built;
+# a variant that fails to build is still a (class 2) row of the matrix.
+all: setup ## build every variant and boot it in QEMU (the main job)
+	@rc=0; $(IN) scripts/build-all || rc=$$?; \
+	$(IN) scripts/matrix || { m=$$?; [ "$$m" -le "$$rc" ] || rc=$$m; }; \
+	exit $$rc
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
@@ -41,7 +55,7 @@ base-image: setup ## build the local Debian base image (debootstrap + podman imp
 image: setup ## build the pipeline's container image
 	@scripts/image >/dev/null
 
-container-build: setup ## patch the tree, build all VARIANTS, write artifacts/
+container-build: setup ## patch the tree, build all VARIANTS (kernels, guest tests, initramfs), write artifacts/
 	@$(IN) scripts/build-all
 
 kernel-tree: setup ## leave the patched kernel git tree ready to edit
@@ -58,17 +72,17 @@ series-check: setup ## checkpatch --strict every patch; BISECT=1: build every co
 repro-check: container-build ## rebuild VARIANTS elsewhere, clock shifted, no ccache; compare
 	@$(IN) scripts/repro-check
 
-matrix: setup ## boot every built variant in QEMU and run its suites
+matrix: setup ## boot every variant of VARIANTS in QEMU and run its suites
 	@$(IN) scripts/matrix
 
 boot: setup ## interactive console of VARIANT (Ctrl-A X quits QEMU)
 	@$(IN) scripts/boot-interactive "$(VARIANT)"
 
 test-variant: setup ## boot VARIANT and run SUITES (default: the variant's own)
-	@$(IN) scripts/run-variant "$(VARIANT)"
+	@$(IN) scripts/test-variant "$(VARIANT)"
 
 bench: setup ## run the benchmark suites of VARIANT
-	@SUITES=umcg-bench $(IN) scripts/run-variant "$(VARIANT)"
+	@SUITES=umcg-bench $(IN) scripts/test-variant "$(VARIANT)"
 
 parse: ## classify a saved console log: make parse LOG=results/default/console.log
 	@test -n "$(LOG)" || { echo "error: give LOG=path/to/console.log" >&2; exit 2; }
@@ -83,7 +97,7 @@ check: setup ## the test command: tooling tests, the main job, harness tests
 	@scripts/check
 
 clean: ## remove build objects, artifacts and results (keeps tree, ccache, images)
-	@for v in $$(ls configs/*.variant | sed 's|.*/||; s|\.variant$$||'); do rm -rf "build/$$v"; done
+	@for v in $$(scripts/variant list); do rm -rf "build/$$v"; done
 	rm -rf build/repro build/initramfs artifacts results
 
 distclean: clean ## remove everything generated, images included

@@ -77,6 +77,16 @@ DIRECTIVE_RE = re.compile(r'^(SKIP|TODO|XFAIL|XPASS)\b\s*(.*)$', re.I)
 OK_RC = {0}
 
 
+# The harness lines (PROTOCOL.md) kept as events in results.json.
+HARNESS_EVENTS = ('BOOT-TIMEOUT', 'SUITE-TIMEOUT', 'SILENCE', 'PANIC',
+                  'FINAL-TIMEOUT', 'POWEROFF-TIMEOUT', 'INTERRUPTED',
+                  'QEMU-EXIT', 'SUITE-DONE', 'END', 'READY-SEEN')
+# Events after which the harness kills QEMU: they, not QEMU's status, say
+# what went wrong.
+HARNESS_STOPS = {'BOOT-TIMEOUT', 'SUITE-TIMEOUT', 'SILENCE', 'FINAL-TIMEOUT',
+                 'POWEROFF-TIMEOUT', 'INTERRUPTED'}
+
+
 class PatternError(ValueError):
     pass
 
@@ -430,8 +440,7 @@ class _Parser:
             h['end_elapsed_s'] = _num(_kv(rest).get('elapsed'))
         elif ev == 'PANIC':
             self.harness_panic = True
-        if ev in ('BOOT-TIMEOUT', 'SUITE-TIMEOUT', 'SILENCE', 'PANIC',
-                  'QEMU-EXIT', 'SUITE-DONE', 'END', 'READY-SEEN'):
+        if ev in HARNESS_EVENTS:
             h['events'].append({'event': ev, 'line': lineno,
                                 'args': _kv(rest)})
         if ev == 'SUITE-TIMEOUT':
@@ -763,8 +772,6 @@ def _assemble(ps, variant, log_path):
     for p in problems:
         reasons.append([3, 'kernel %s: %s' % (p['kind'], p['first_line'])])
     events = [e['event'] for e in h['events']]
-    if ps.ready is None:
-        reasons.append([2, 'no READY marker: the boot did not complete'])
     for e in h['events']:
         if e['event'] == 'BOOT-TIMEOUT':
             reasons.append([2, 'boot timeout after %ss' %
@@ -775,8 +782,21 @@ def _assemble(ps, variant, log_path):
         elif e['event'] == 'SILENCE':
             reasons.append([2, 'console silent for %ss' %
                             e['args'].get('after', '?')])
+        elif e['event'] == 'FINAL-TIMEOUT':
+            reasons.append([2, 'the final command timed out after %ss' %
+                            e['args'].get('after', '?')])
+        elif e['event'] == 'POWEROFF-TIMEOUT':
+            reasons.append([2, 'QEMU did not end within %ss of poweroff -f' %
+                            e['args'].get('after', '?')])
+        elif e['event'] == 'INTERRUPTED':
+            reasons.append([2, 'the harness was interrupted (%s) and killed '
+                               'QEMU' % e['args'].get('signal', 'signal')])
+    if ps.ready is None:
+        reasons.append([2, 'no READY marker: the boot did not complete'])
     st = h['qemu_exit_status']
-    if st not in (None, 0) and not any(p['kind'] == 'panic' for p in problems):
+    if st not in (None, 0) and \
+            not any(p['kind'] == 'panic' for p in problems) and \
+            not HARNESS_STOPS & set(events):
         reasons.append([2, 'QEMU exited with status %s without a kernel '
                            'panic' % st])
     if h['start'] is not None and 'END' not in events and \
@@ -827,13 +847,26 @@ def _assemble(ps, variant, log_path):
     }
 
 
+def failure_result(variant, reason, log_path=None):
+    """The results.json dict of a run that never got to boot (its kernel
+    or initramfs did not build, its artifacts are missing): class 2 with
+    REASON, no tests, and LOG_PATH the log that explains it, if any."""
+    res = parse('', patterns=[], variant=variant, log_path=log_path)
+    res['exit_class'] = 2
+    res['exit_class_name'] = CLASS_NAMES[2]
+    res['reasons'] = [{'class': 2, 'reason': reason}]
+    res['booted'] = False
+    return res
+
+
 def summary_line(res):
     """One line for people: variant, class, boot time, counts, first cause."""
     c = res['counts']
     boot = res['boot']['ready_uptime_s']
     parts = ['%s: class %d (%s)' % (res['variant'], res['exit_class'],
                                     res['exit_class_name']),
-             'boot %ss' % boot if boot is not None else 'no READY',
+             'boot %ss' % boot if boot is not None else
+             'not booted' if res.get('booted') is False else 'no READY',
              '%d passed, %d failed, %d skipped, %d errors' % (
                  c['pass'], c['fail'], c['skip'], c['error'])]
     kinds = list(dict.fromkeys(p['kind'] for p in res['kernel_problems']))

@@ -2,7 +2,8 @@
 # Shared helpers for the pipeline scripts. Sourced, never run.
 #
 # Exit statuses used everywhere: 0 success, 1 test failures,
-# 2 infrastructure, input or build errors.
+# 2 infrastructure, input or build errors (usage errors too), 3 the kernel
+# crashed or reported a bug.
 
 TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 BUILD=${BUILD:-$TOP/build}
@@ -10,6 +11,28 @@ ARTIFACTS=${ARTIFACTS:-$TOP/artifacts}
 RESULTS=${RESULTS:-$TOP/results}
 CONFIGS=${CONFIGS:-$TOP/configs}
 PATCHES=${PATCHES:-$TOP/patches}
+# The image the pipeline's image is built on unless BASE_IMAGE names
+# another: made locally by scripts/base-image (debootstrap).
+LOCAL_BASE_IMAGE=localhost/kernel-pipeline-base:bookworm
+
+base_image() {
+	printf '%s\n' "${BASE_IMAGE:-$LOCAL_BASE_IMAGE}"
+}
+
+# Every script answers --help (or -h) as its first argument with the
+# comment block at its top, and does nothing else. This runs when a script
+# sources this file, with the script's own arguments.
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
+	awk 'NR == 1 && /^#!/ { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"
+	exit 0
+fi
+
+# usage WORDS: a usage error (exit 2, like every input error).
+usage() {
+	printf 'usage: %s\n' "$*" >&2
+	printf '(%s --help says more)\n' "${0##*/}" >&2
+	exit 2
+}
 
 die() {
 	printf 'error: %s\n' "$*" >&2
@@ -73,84 +96,22 @@ deps_list() {
 	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/scripts/deps/$1.txt"
 }
 
-variant_file() {
-	printf '%s/%s.variant\n' "$CONFIGS" "$1"
+# The variant resolver (scripts/variants.py): parameters, kernels,
+# fragments and suites come from it and nowhere else.
+variant() {
+	"$TOP/scripts/variant" "$@"
 }
 
-# All variant names, sorted.
-variant_names() {
-	local f
-	for f in "$CONFIGS"/*.variant; do
-		[ -e "$f" ] || continue
-		f=${f##*/}
-		printf '%s\n' "${f%.variant}"
-	done
-}
-
-check_variant() {
-	local name=$1
-	case "$name" in
-	"" | *[!a-z0-9_-]*) die "invalid variant name '$name' (use a-z, 0-9, - and _)" ;;
-	linux | src | ccache | repro | initramfs | guest-tests | state) die "variant name '$name' is reserved" ;;
-	esac
-	[ -f "$(variant_file "$name")" ] || die "unknown variant '$name': no $(variant_file "$name") (known: $(variant_names | tr '\n' ' '))"
-}
-
-# The chain of variant files a variant is made of, parents first
-# (`#@ extends = parent`).
-variant_chain() {
-	local name=$1 parent depth=0 chain=()
-	while [ -n "$name" ]; do
-		check_variant "$name"
-		depth=$((depth + 1))
-		[ "$depth" -le 8 ] || die "variant '$1': 'extends' nests too deep (a loop?)"
-		chain=("$name" "${chain[@]}")
-		parent=$(variant_own_param "$name" extends)
-		name=$parent
-	done
-	printf '%s\n' "${chain[@]}"
-}
-
-# A parameter set in this variant's own file (`#@ key = value`), or nothing.
-variant_own_param() {
-	sed -n "s/^#@[[:space:]]*$2[[:space:]]*=[[:space:]]*//p" "$(variant_file "$1")" |
-		tail -n 1 | sed 's/[[:space:]]*$//'
-}
-
-# variant_param VARIANT KEY [DEFAULT]: the nearest definition along the
-# extends chain wins; `+=` in a child appends to the parent's value.
-variant_param() {
-	local v key=$2 val="" set=0 own add
-	while read -r v; do
-		own=$(sed -n "s/^#@[[:space:]]*${key}[[:space:]]*=[[:space:]]*//p" "$(variant_file "$v")" | tail -n 1 | sed 's/[[:space:]]*$//')
-		add=$(sed -n "s/^#@[[:space:]]*${key}[[:space:]]*+=[[:space:]]*//p" "$(variant_file "$v")" | tail -n 1 | sed 's/[[:space:]]*$//')
-		if grep -q "^#@[[:space:]]*${key}[[:space:]]*=" "$(variant_file "$v")"; then
-			val=$own
-			set=1
-		fi
-		if [ -n "$add" ]; then
-			val="${val:+$val }$add"
-			set=1
-		fi
-	done < <(variant_chain "$1")
-	if [ "$set" -eq 0 ]; then
-		val=${3-}
-	fi
-	printf '%s\n' "$val"
-}
-
-# The variant whose kernel VARIANT boots: itself, or the one named by
-# `#@ kernel = other` (a boot-only variant: same kernel, other cmdline/-smp).
-kernel_variant() {
-	local k
-	k=$(variant_param "$1" kernel "")
-	if [ -n "$k" ]; then
-		check_variant "$k"
-		if grep -qE '^(CONFIG_|# CONFIG_)' "$(variant_file "$1")"; then
-			die "variant '$1' boots the kernel of '$k' (#@ kernel) and cannot have Kconfig lines of its own"
-		fi
-	fi
-	printf '%s\n' "${k:-$1}"
+# capture ARRAY CMD...: CMD's output lines into ARRAY, failing (with CMD's
+# status) when CMD fails; `mapfile < <(CMD)` would lose that status.
+# Callers write ARRAY=() first: shellcheck cannot see the assignment.
+capture() {
+	local -n _capture_into=$1
+	local _capture_out
+	shift
+	_capture_out=$("$@") || return
+	_capture_into=()
+	[ -z "$_capture_out" ] || mapfile -t _capture_into <<<"$_capture_out"
 }
 
 # make in the kernel tree, with the optional host toolchains that Kconfig
@@ -163,34 +124,29 @@ kmake() {
 		BINDGEN=/nonexistent/bindgen PAHOLE=/nonexistent/pahole "$@"
 }
 
-# Variants to work on: $VARIANTS if given (space separated), else all.
+# Variants to work on: $VARIANTS if given (space separated), else all;
+# each checked (exit 2 naming the problem).
 selected_variants() {
-	local v
 	if [ -n "${VARIANTS:-}" ]; then
-		for v in $VARIANTS; do
-			check_variant "$v"
-			printf '%s\n' "$v"
-		done
+		# shellcheck disable=SC2086 # a list of names
+		variant check $VARIANTS || return
+		# shellcheck disable=SC2086 # a list of names
+		printf '%s\n' $VARIANTS | awk '!seen[$0]++'
 	else
-		variant_names
+		variant list
 	fi
 }
 
 # The kernels the selected variants boot, each once (a boot-only variant
 # needs its kernel variant's build).
 selected_kernel_variants() {
-	local v
-	selected_variants | while read -r v; do kernel_variant "$v"; done | awk '!seen[$0]++'
+	local vs
+	vs=()
+	capture vs selected_variants || return
+	[ "${#vs[@]}" -gt 0 ] || return 0
+	variant kernels "${vs[@]}"
 }
 
 sha256_of() {
 	sha256sum "$1" | cut -d' ' -f1
-}
-
-# suite_param SUITE KEY [DEFAULT]: `key = value` from guest-tests/SUITE/suite.conf.
-suite_param() {
-	local conf=$TOP/guest-tests/$1/suite.conf val
-	[ -f "$conf" ] || die "unknown guest-test suite '$1' (no guest-tests/$1/suite.conf)"
-	val=$(sed -n "s/^[[:space:]]*$2[[:space:]]*=[[:space:]]*//p" "$conf" | tail -n 1 | sed 's/[[:space:]]*$//')
-	printf '%s\n' "${val:-${3-}}"
 }

@@ -10,19 +10,89 @@ scratch() {
 	mkdir -p "$BUILD" "$ARTIFACTS" "$PATCHES"
 }
 
-# A fake linux-source tarball: a Makefile, one C file and Debian's
-# .gitignore block that ignores every top-level path.
-fake_source() {
-	local d=$BATS_TEST_TMPDIR/src/linux-source-6.12
-	mkdir -p "$d/kernel"
-	printf 'all:\n\t@echo built\n' >"$d/Makefile"
+# A fake linux-source tarball: one C file, Debian's .gitignore block that
+# ignores every top-level path, and the parts of a kernel tree the build
+# scripts use, faked so that a "kernel build" takes milliseconds: a
+# Makefile with tinyconfig, olddefconfig (it drops CONFIG_NEEDS_MISSING, as
+# Kconfig drops an option whose dependencies are missing), all (fails on
+# CONFIG_BREAK_BUILD=y) and headers_install; merge_config.sh; the
+# selftests' kselftest_harness.h; one UAPI header.
+fake_source() { # [DIR], default the test's own temporary directory
+	local base=${1:-$BATS_TEST_TMPDIR}
+	local d=$base/src/linux-source-6.12
+	mkdir -p "$d/kernel" "$d/scripts/kconfig" "$d/tools/testing/selftests" "$d/include/uapi/linux"
 	printf 'int one(void)\n{\n\treturn 1;\n}\n\nint two(void)\n{\n\treturn 2;\n}\n' >"$d/kernel/foo.c"
 	printf '*.o\n#\n# Debian packaging: ignore everything at the top level, since it isn'"'"'t\n# included in our repository\n#\n/*\n!/debian/\n' >"$d/.gitignore"
-	tar -C "$BATS_TEST_TMPDIR/src" -cJf "$BATS_TEST_TMPDIR/linux-source-6.12.tar.xz" linux-source-6.12
-	touch -d '2025-11-28 09:54:00 UTC' "$BATS_TEST_TMPDIR/linux-source-6.12.tar.xz"
-	export KSRC_TARBALL=$BATS_TEST_TMPDIR/linux-source-6.12.tar.xz
+	cat >"$d/Makefile" <<'MK'
+O ?= .
+INSTALL_HDR_PATH ?= $(O)/usr
+.PHONY: all tinyconfig olddefconfig headers_install
+tinyconfig:
+	@mkdir -p $(O) && echo 'CONFIG_TINY=y' >$(O)/.config
+olddefconfig:
+	@sed -i '/^CONFIG_NEEDS_MISSING=/d' $(O)/.config
+all:
+	@if grep -q '^CONFIG_BREAK_BUILD=y' $(O)/.config; then echo 'kernel/foo.c:1:1: error: broken on purpose' >&2; exit 1; fi
+	@mkdir -p $(O)/arch/x86/boot $(O)/include/config
+	@cat $(O)/.config kernel/foo.c >$(O)/arch/x86/boot/bzImage
+	@echo 6.12.0-fake >$(O)/include/config/kernel.release
+	@echo 'ffffffff81000000 T _text' >$(O)/System.map
+	@cp $(O)/arch/x86/boot/bzImage $(O)/vmlinux
+headers_install:
+	@mkdir -p $(INSTALL_HDR_PATH)/include/linux
+	@cp include/uapi/linux/*.h $(INSTALL_HDR_PATH)/include/linux/
+MK
+	cat >"$d/scripts/kconfig/merge_config.sh" <<'SH'
+#!/bin/sh
+# merge_config.sh -m -O DIR BASE FRAGMENT...: the fragments' lines after BASE
+out=.
+while [ $# -gt 0 ]; do
+	case "$1" in -m) shift ;; -O) out=$2; shift 2 ;; *) break ;; esac
+done
+base=$1
+shift
+{ cat "$base"; grep -hE '^(CONFIG_|# CONFIG_)' "$@"; } >"$out/.config.new"
+mv "$out/.config.new" "$out/.config"
+SH
+	chmod +x "$d/scripts/kconfig/merge_config.sh"
+	printf '/* fake kselftest_harness.h */\n#define KSFT_FAKE 1\n' >"$d/tools/testing/selftests/kselftest_harness.h"
+	printf '#define FAKE_UAPI 1\n' >"$d/include/uapi/linux/fake.h"
+	tar -C "$base/src" -cJf "$base/linux-source-6.12.tar.xz" linux-source-6.12
+	touch -d '2025-11-28 09:54:00 UTC' "$base/linux-source-6.12.tar.xz"
+	export KSRC_TARBALL=$base/linux-source-6.12.tar.xz
 	KSRC_VERSION=$(awk -F= '!/^#/ && NF { print $2; exit }' "$TOP/scripts/deps/kernel-source.txt")
 	export KSRC_VERSION KSRC_CHANGELOG=/nonexistent
+}
+
+# A whole fake project in DIR for the pipeline tests: variants
+# (configs/), guest tests (guest-tests/: the real runner, a `smoke` suite
+# with one passing program, an all_variants suite `selftest`), the fake
+# kernel source, the fake busybox and a fake QEMU on PATH
+# (tests/fakes/qemu-system-x86_64: fake=<scenario> on the command line).
+# `default` is a kernel variant; `add_variant` makes more.
+fake_project() { # DIR
+	local d=$1 s
+	export BUILD=$d/build ARTIFACTS=$d/artifacts RESULTS=$d/results PATCHES=$d/patches
+	export CONFIGS=$d/configs GUEST_TESTS=$d/guest-tests
+	export BUSYBOX=$TOP/tests/fakes/busybox NO_CCACHE=1 PATH=$TOP/tests/fakes:$PATH
+	mkdir -p "$BUILD" "$ARTIFACTS" "$PATCHES" "$CONFIGS" "$GUEST_TESTS/lib"
+	fake_source "$d"
+	echo 'CONFIG_BASE=y' >"$CONFIGS/base.config"
+	add_variant default '#@ cmdline = fake=clean' '#@ suites = smoke' '#@ boot_timeout = 5' \
+		'#@ silence = 5' 'CONFIG_FEATURE=y'
+	cp -r "$TOP/guest-tests/runner" "$GUEST_TESTS/"
+	for s in smoke selftest; do
+		mkdir -p "$GUEST_TESTS/$s"
+		printf '#include <stdio.h>\n\nint main(void)\n{\n\tputs("TAP version 13\\n1..1\\nok 1 %s");\n\treturn 0;\n}\n' "$s" >"$GUEST_TESTS/$s/ok.c"
+		echo 'timeout = 5' >"$GUEST_TESTS/$s/suite.conf"
+	done
+	echo 'all_variants = yes' >>"$GUEST_TESTS/selftest/suite.conf"
+}
+
+add_variant() { # NAME LINE...
+	local name=$1
+	shift
+	printf '%s\n' "$@" >"$CONFIGS/$name.variant"
 }
 
 # A patch against the fake source, made with git like a real one.

@@ -410,17 +410,20 @@ for r in c.split_records(t):
     done
 }
 
-@test "summarize: table, summary.json and highest class over a results dir" {
+@test "summarize: table, summary.json and highest class over the variants asked for" {
     R="$BATS_TEST_TMPDIR/results"
     "$SCRIPTS/parse-console" --quiet --variant default --out "$R/default" "$LOGS/clean.log" || true
     "$SCRIPTS/parse-console" --quiet --variant off --out "$R/off" "$LOGS/ktap-missing.log" || true
     "$SCRIPTS/parse-console" --quiet --variant debug --out "$R/debug" "$LOGS/oops.log" || true
-    run "$SCRIPTS/summarize" "$R"
+    run "$SCRIPTS/summarize" "$R" debug default off
     eq "$status" 3
     [[ "${lines[0]}" == "variant  boot s  passed  failed  errors  skipped  crashed"* ]]
     [[ "${lines[1]}" == "debug "*"1 (oops)"*"3 kernel-problem" ]]
     [[ "${lines[2]}" == "default  2.0     2       0       0       1        no"*"0 pass" ]]
     [[ "${lines[3]}" == "off "*"2       1       2       0        no"*"1 test-failure" ]]
+    # the closing line make check reads: tests, and one failure per
+    # variant that crashed
+    eq "${lines[-1]}" "matrix: 4 passed, 5 failed, 1 skipped"
     python3 -c 'import json, sys
 s = json.load(open(sys.argv[1]))
 assert s["exit_class"] == 3, s["exit_class"]
@@ -431,14 +434,90 @@ assert v["off"]["failed"] == 1 and v["off"]["errors"] == 2
 assert v["debug"]["crashed"] is True and v["debug"]["kernel_problem_kinds"] == ["oops"]
 assert v["default"]["duration_s"] == 5.3' "$R/summary.json"
     # all passed -> 0
-    rm -rf "$R/off" "$R/debug"
-    run "$SCRIPTS/summarize" "$R"
+    run "$SCRIPTS/summarize" "$R" default
     eq "$status" 0
+    eq "${lines[-1]}" "matrix: 2 passed, 0 failed, 1 skipped"
     # a broken results.json is an infrastructure problem, not a pass
     mkdir -p "$R/broken" && echo '{' > "$R/broken/results.json"
+    run "$SCRIPTS/summarize" "$R" default broken
+    eq "$status" 2
+    # no variant named: a usage error, not an empty success
     run "$SCRIPTS/summarize" "$R"
     eq "$status" 2
-    # nothing to summarize -> 2
-    run "$SCRIPTS/summarize" "$BATS_TEST_TMPDIR/empty-nonexistent"
+}
+
+@test "summarize: a variant asked for without results is class 2 in the table, never left out" {
+    R="$BATS_TEST_TMPDIR/results"
+    "$SCRIPTS/parse-console" --quiet --variant off --out "$R/off" "$LOGS/clean.log" || true
+    run "$SCRIPTS/summarize" "$R" default off
+    eq "$status" 2
+    [[ "${lines[1]}" == "default "*"2 infrastructure" ]]
+    [[ "${lines[2]}" == "off "*"0 pass" ]]
+    [[ "$output" == *"default: no result: $R/default/results.json does not exist"* ]]
+    eq "${lines[-1]}" "matrix: 2 passed, 1 failed, 1 skipped"
+    eq "$(jq -r '.variants[0].exit_class' "$R/summary.json")" 2
+    # nothing at all to summarize is no success either
+    run "$SCRIPTS/summarize" "$BATS_TEST_TMPDIR/empty-nonexistent" default
+    eq "$status" 2
+}
+
+@test "summarize: old results of variants not asked for are neither shown nor counted" {
+    R="$BATS_TEST_TMPDIR/results"
+    "$SCRIPTS/parse-console" --quiet --variant default --out "$R/default" "$LOGS/clean.log" || true
+    # an old run of debug that crashed, and one of off that passed
+    "$SCRIPTS/parse-console" --quiet --variant debug --out "$R/debug" "$LOGS/oops.log" || true
+    "$SCRIPTS/parse-console" --quiet --variant off --out "$R/off" "$LOGS/clean.log" || true
+    run "$SCRIPTS/summarize" "$R" default
+    eq "$status" 0
+    [[ "$output" != *debug* ]]
+    [[ "$output" != *off* ]]
+    eq "$(jq -r '[.variants[].variant] | join(" ")' "$R/summary.json")" default
+}
+
+# A log as the harness writes it when it stops a run itself (expect's
+# output, the guest part from a clean boot).
+harness_log() { # EVENT-LINE
+    sed -n '1,/^@@@ HARNESS SEND poweroff -f/p' "$LOGS/clean.log" >"$BATS_TEST_TMPDIR/h.log"
+    printf '%s\n' "$@" >>"$BATS_TEST_TMPDIR/h.log"
+}
+
+@test "parse-console: POWEROFF-TIMEOUT is the reason (class 2), not 'QEMU killed'" {
+    grep -q '^@@@ HARNESS SEND poweroff -f' "$LOGS/clean.log"
+    harness_log '@@@ HARNESS POWEROFF-TIMEOUT after=60' '@@@ HARNESS QEMU-EXIT status=killed' \
+        '@@@ HARNESS END elapsed=70.1'
+    run "$SCRIPTS/parse-console" --out "$OUT" "$BATS_TEST_TMPDIR/h.log"
+    eq "$status" 2
+    eq "$(j "r['reasons'][0]['reason']")" "QEMU did not end within 60s of poweroff -f"
+    eq "$(j "len(r['reasons'])")" 1
+    eq "$(j "[e['event'] for e in r['harness']['events']][-3]")" POWEROFF-TIMEOUT
+}
+
+@test "parse-console: INTERRUPTED is the reason (class 2), not 'log truncated'" {
+    harness_log '@@@ HARNESS INTERRUPTED signal=SIGINT' '@@@ HARNESS QEMU-EXIT status=killed' \
+        '@@@ HARNESS END elapsed=3.0'
+    run "$SCRIPTS/parse-console" --out "$OUT" "$BATS_TEST_TMPDIR/h.log"
+    eq "$status" 2
+    eq "$(j "r['reasons'][0]['reason']")" "the harness was interrupted (SIGINT) and killed QEMU"
+    eq "$(j "len(r['reasons'])")" 1
+}
+
+@test "parse-console: FINAL-TIMEOUT is the reason (class 2)" {
+    harness_log '@@@ HARNESS FINAL-TIMEOUT after=120' '@@@ HARNESS QEMU-EXIT status=killed' \
+        '@@@ HARNESS END elapsed=130.0'
+    run "$SCRIPTS/parse-console" --out "$OUT" "$BATS_TEST_TMPDIR/h.log"
+    eq "$status" 2
+    eq "$(j "r['reasons'][0]['reason']")" "the final command timed out after 120s"
+}
+
+@test "record-failure: a run that never booted is class 2 with its reason and log" {
+    run "$SCRIPTS/record-failure" --variant default --out "$OUT" --log /x/initramfs.log \
+        "guest tests of default do not build: smoke.c:3:1: error: expected ';'"
+    eq "$status" 0
+    eq "$(j "r['exit_class']")" 2
+    eq "$(j "r['reasons'][0]['reason']")" "guest tests of default do not build: smoke.c:3:1: error: expected ';'"
+    eq "$(j "r['log']")" /x/initramfs.log
+    eq "$(j "r['booted']")" false
+    x "t.find('.//testcase[@name=\"guest tests of default do not build\"]/error') is not None" | grep -qx True
+    run "$SCRIPTS/summarize" "$BATS_TEST_TMPDIR/out/.." out
     eq "$status" 2
 }

@@ -103,7 +103,8 @@ tree() { readlink -f "$BUILD/linux"; }
 	run "$TOP/scripts/patches-export"
 	[ "$status" -eq 0 ]
 	[ "$(cat "$PATCHES/series")" = "$(printf '0001-foo-return-five.patch\n0002-foo-return-six.patch')" ]
-	! grep -q '^-- $' "$PATCHES/0001-foo-return-five.patch"
+	# no "-- " signature line (`! cmd` cannot fail a bats test: SC2314)
+	run ! grep -q '^-- $' "$PATCHES/0001-foo-return-five.patch"
 	grep -q '^From 0000000000000000000000000000000000000000' "$PATCHES/0001-foo-return-five.patch"
 	sum=$(cat "$PATCHES"/*.patch | sha256sum)
 	"$TOP/scripts/patches-export"
@@ -188,35 +189,54 @@ fake_artifacts() {
 	"$TOP/scripts/prepare-source" >/dev/null 2>&1
 	for v in default debug; do
 		mkdir -p "$ARTIFACTS/$v"
-		for f in bzImage config System.map vmlinux.xz headers.tar.xz build.log; do
+		for f in bzImage config System.map vmlinux.xz headers.tar.xz build.log initramfs.cpio.gz; do
 			echo "$v $f" >"$ARTIFACTS/$v/$f"
 		done
-		printf '{"variant": "%s", "cmdline": "x", "qemu": {"smp": 2, "mem": "512M"}}\n' "$v" >"$ARTIFACTS/$v/variant.json"
+		printf '{"variant": "%s", "kernel": {"variant": "%s"}}\n' "$v" "$v" >"$ARTIFACTS/$v/variant.json"
+		printf '{"variant": "%s", "files": ["bzImage", "kernel.json"]}\n' "$v" >"$ARTIFACTS/$v/kernel.json"
 	done
 }
 
 @test "manifest: records source, series, toolchain and every artifact; SHA256SUMS checks" {
 	fake_artifacts
-	run "$TOP/scripts/manifest"
+	run "$TOP/scripts/manifest" default debug
 	[ "$status" -eq 0 ]
 	m=$ARTIFACTS/manifest.json
 	[ "$(jq -r .source.package "$m")" = linux-source-6.12 ]
 	[ "$(jq -r .source.version "$m")" = "$KSRC_VERSION" ]
 	[ "$(jq -r .source.tarball_sha256 "$m")" = "$(sha256sum "$KSRC_TARBALL" | cut -d' ' -f1)" ]
-	[ "$(jq -r .series.sha256 "$m")" = "$("$TOP/scripts/series-hash")" ]
+	[ "$(jq -r .series.sha256 "$m")" = "$("$TOP/scripts/series" hash)" ]
 	[ "$(jq -r '.toolchain.gcc' "$m")" != null ]
 	[ "$(jq -r '.variants.debug.artifacts.bzImage' "$m")" = "$(sha256sum "$ARTIFACTS/debug/bzImage" | cut -d' ' -f1)" ]
 	[ "$(jq -r '.source.build_timestamp' "$m")" != "" ]
 	(cd "$ARTIFACTS" && sha256sum --quiet -c SHA256SUMS)
 	grep -q ' manifest.json$' "$ARTIFACTS/SHA256SUMS"
 	echo tampered >>"$ARTIFACTS/default/bzImage"
-	! (cd "$ARTIFACTS" && sha256sum --quiet -c SHA256SUMS 2>/dev/null)
+	# (`! (...)` cannot fail a bats test: SC2314)
+	run ! sh -c 'cd "$1" && sha256sum --quiet -c SHA256SUMS' sh "$ARTIFACTS"
+	[[ "$output" == *"default/bzImage: FAILED"* ]]
 }
 
-@test "manifest: no built variant is an error, not an empty manifest" {
+@test "manifest: only the variants named; none or a missing one is an error, not an empty manifest" {
+	fake_artifacts
+	run "$TOP/scripts/manifest" debug
+	[ "$status" -eq 0 ]
+	[ "$(jq -r '.variants | keys | join(" ")' "$ARTIFACTS/manifest.json")" = debug ]
+	run ! grep -q ' default/' "$ARTIFACTS/SHA256SUMS"
+	rm -f "$ARTIFACTS/manifest.json"
 	run "$TOP/scripts/manifest"
 	[ "$status" -eq 2 ]
+	run "$TOP/scripts/manifest" nosuch
+	[ "$status" -eq 2 ]
 	[ ! -f "$ARTIFACTS/manifest.json" ]
+}
+
+@test "manifest: a corrupt variant.json is an error (exit 2, named), not a Python traceback's exit 1" {
+	fake_artifacts
+	echo '{"variant": ' >"$ARTIFACTS/debug/variant.json"
+	run "$TOP/scripts/manifest" debug
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"debug/variant.json is not valid JSON"* ]]
 }
 
 @test "repro-env: fixed timestamp from the package, user, host and path maps" {
@@ -232,10 +252,32 @@ fake_artifacts() {
 	[[ "$KCFLAGS" == *"-ffile-prefix-map=/obj/dir/="* ]]
 }
 
-@test "series-hash: changes when a patch's content changes" {
+@test "series hash: changes when a patch's content changes" {
 	make_patch 0001-two-is-three 2 3
 	echo 0001-two-is-three.patch >"$PATCHES/series"
-	a=$("$TOP/scripts/series-hash")
+	a=$("$TOP/scripts/series" hash)
 	echo " " >>"$PATCHES/0001-two-is-three.patch"
-	[ "$("$TOP/scripts/series-hash")" != "$a" ]
+	[ "$("$TOP/scripts/series" hash)" != "$a" ]
+}
+
+@test "series: one reader; comments, blank lines and quilt options; a missing patch is exit 2" {
+	make_patch 0001-two-is-three 2 3
+	make_patch 0002-one-is-four 1 4
+	printf '# the series\n\n0001-two-is-three.patch -p1\n  0002-one-is-four.patch\n' >"$PATCHES/series"
+	run "$TOP/scripts/series" list
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf '0001-two-is-three.patch\n0002-one-is-four.patch')" ]
+	# the hash is that of "NAME SHA256" lines, as it always was
+	want=$(for p in 0001-two-is-three.patch 0002-one-is-four.patch; do
+		printf '%s %s\n' "$p" "$(sha256sum <"$PATCHES/$p" | cut -d' ' -f1)"
+	done | sha256sum | cut -d' ' -f1)
+	[ "$("$TOP/scripts/series" hash)" = "$want" ]
+	echo 0003-gone.patch >>"$PATCHES/series"
+	run "$TOP/scripts/series" hash
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"patches/0003-gone.patch does not exist"* ]]
+	rm "$PATCHES/series"
+	run "$TOP/scripts/series" list
+	[ "$status" -eq 0 ]
+	[ "$output" = "" ]
 }

@@ -1,0 +1,243 @@
+#!/usr/bin/env bats
+bats_require_minimum_version 1.5.0
+# The whole pipeline on a fake project (tests/helpers.bash: fake_project):
+# a fake kernel source that "builds" in milliseconds, small guest tests
+# compiled for real, a fake QEMU. What is tested is the contract between
+# the build and the boot (artifacts/<variant>/, variant.json, manifest,
+# SHA256SUMS) and the honesty of the verdicts: results are invalidated
+# first, every variant asked for gets a result, nothing old counts.
+
+load helpers
+
+setup_file() {
+	# One build for the whole file; each test gets its own copy.
+	fake_project "$BATS_FILE_TMPDIR/p"
+	add_variant crash '#@ extends = default' '#@ kernel = default' '#@ cmdline = fake=panic'
+	VARIANTS="default crash" "$TOP/scripts/build-all" >"$BATS_FILE_TMPDIR/build.out" 2>&1
+}
+
+setup() {
+	cp -a "$BATS_FILE_TMPDIR/p" "$BATS_TEST_TMPDIR/p"
+	fake_project_env "$BATS_TEST_TMPDIR/p"
+}
+
+fake_project_env() { # DIR: the exports of fake_project for a copy of one
+	local d=$1
+	export BUILD=$d/build ARTIFACTS=$d/artifacts RESULTS=$d/results PATCHES=$d/patches
+	export CONFIGS=$d/configs GUEST_TESTS=$d/guest-tests
+	export KSRC_TARBALL=$d/linux-source-6.12.tar.xz
+}
+
+result() { # VARIANT JQ
+	jq -r "$2" "$RESULTS/$1/results.json"
+}
+
+@test "build: every variant gets its guest-test programs, initramfs and a complete variant.json" {
+	for v in default crash; do
+		a=$ARTIFACTS/$v
+		[ -x "$a/guest-tests/smoke/ok" ]
+		# an all_variants suite is in every initramfs
+		[ -x "$a/guest-tests/selftest/ok" ]
+		gzip -dc "$a/initramfs.cpio.gz" | cpio -it --quiet | grep -qx 'tests/smoke/ok'
+		gzip -dc "$a/initramfs.cpio.gz" | cpio -it --quiet | grep -qx 'etc/pipeline/expected'
+		j=$a/variant.json
+		[ "$(jq -r .format "$j")" = kernel-pipeline-variant/1 ]
+		[ "$(jq -r .kernel.variant "$j")" = default ]
+		[ "$(jq -r .kernel.bzImage_sha256 "$j")" = "$(sha256sum <"$ARTIFACTS/default/bzImage" | cut -d' ' -f1)" ]
+		[ "$(jq -r .initramfs.sha256 "$j")" = "$(sha256sum <"$a/initramfs.cpio.gz" | cut -d' ' -f1)" ]
+		# every parameter a boot needs, resolved
+		for k in smp mem cmdline qemu_args suites boot_timeout silence timeout_scale final; do
+			[ "$(jq -r ".params | has(\"$k\")" "$j")" = true ] || { echo "no params.$k in $j"; return 1; }
+		done
+		[ "$(jq -r '.suites.smoke.timeout' "$j")" = 5 ]
+		[ "$(jq -r '.suites.smoke.programs[0]' "$j")" = ok ]
+	done
+	[ "$(jq -r .params.cmdline "$ARTIFACTS/crash/variant.json")" = fake=panic ]
+	[ "$(jq -r .boot_only "$ARTIFACTS/crash/variant.json")" = true ]
+	# The guest checks the kernel it runs against what was built.
+	gzip -dc "$ARTIFACTS/crash/initramfs.cpio.gz" | (cd "$BATS_TEST_TMPDIR" && cpio -id --quiet etc/pipeline/expected)
+	grep -qx 'release=6.12.0-fake' "$BATS_TEST_TMPDIR/etc/pipeline/expected"
+	grep -qx 'cmdline=fake=panic' "$BATS_TEST_TMPDIR/etc/pipeline/expected"
+}
+
+@test "build: the manifest and SHA256SUMS cover kernels, boot-only variants and guest tests" {
+	m=$ARTIFACTS/manifest.json
+	[ "$(jq -r '.variants | keys | join(" ")' "$m")" = "crash default" ]
+	[ "$(jq -r '.kernels | keys | join(" ")' "$m")" = "default" ]
+	[ "$(jq -r '.variants.crash.artifacts["initramfs.cpio.gz"]' "$m")" = "$(sha256sum <"$ARTIFACTS/crash/initramfs.cpio.gz" | cut -d' ' -f1)" ]
+	[ "$(jq -r '.variants.default.artifacts["guest-tests/smoke/ok"]' "$m")" != null ]
+	[ "$(jq -r '.kernels.default.artifacts.bzImage' "$m")" = "$(sha256sum <"$ARTIFACTS/default/bzImage" | cut -d' ' -f1)" ]
+	for f in default/bzImage default/variant.json default/initramfs.cpio.gz crash/variant.json \
+		crash/initramfs.cpio.gz crash/guest-tests/smoke/ok manifest.json; do
+		grep -q "  $f\$" "$ARTIFACTS/SHA256SUMS" || { echo "$f not in SHA256SUMS"; return 1; }
+	done
+	(cd "$ARTIFACTS" && sha256sum --quiet -c SHA256SUMS)
+	# build state is not part of a download
+	run grep -c '/\.' "$ARTIFACTS/SHA256SUMS"
+	[ "$output" = 0 ]
+}
+
+@test "build: a guest-test edit rebuilds only the initramfs, and says so; a cmdline edit no kernel either" {
+	# (this copy of the project lives elsewhere: its kernel is rebuilt once)
+	VARIANTS=default "$TOP/scripts/build-all"
+	before=$(stat -c %Y.%i "$ARTIFACTS/default/bzImage")
+	old=$(sha256sum <"$ARTIFACTS/default/initramfs.cpio.gz")
+	sed -i 's/ok 1/ok 1 edited/' "$GUEST_TESTS/smoke/ok.c"
+	VARIANTS=default run "$TOP/scripts/build-all"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"kernel default"*"ok (up to date)"* ]]
+	[[ "$output" == *"initramfs default"*"changed: guest-tests; the kernel was not rebuilt"* ]]
+	[ "$(stat -c %Y.%i "$ARTIFACTS/default/bzImage")" = "$before" ]
+	[ "$(sha256sum <"$ARTIFACTS/default/initramfs.cpio.gz")" != "$old" ]
+	sed -i 's/^#@ cmdline = .*/#@ cmdline = fake=clean quiet/' "$CONFIGS/default.variant"
+	VARIANTS=default run "$TOP/scripts/build-all"
+	[[ "$output" == *"kernel default"*"ok (up to date)"* ]]
+	[[ "$output" == *"initramfs default"*"changed: variant; the kernel was not rebuilt"* ]]
+	[ "$(jq -r .params.cmdline "$ARTIFACTS/default/variant.json")" = "fake=clean quiet" ]
+	# nothing changed: nothing rebuilt
+	VARIANTS=default run "$TOP/scripts/build-all"
+	[[ "$output" == *"initramfs default"*"ok (up to date)"* ]]
+}
+
+@test "build: the initramfs is reproducible (rebuilt from nothing in another directory, same bytes)" {
+	old=$(sha256sum <"$ARTIFACTS/default/initramfs.cpio.gz")
+	rm -rf "$ARTIFACTS/default/initramfs.cpio.gz" "$ARTIFACTS/default/.initramfs-inputs"
+	sleep 1
+	"$TOP/scripts/build-initramfs" default
+	[ "$(sha256sum <"$ARTIFACTS/default/initramfs.cpio.gz")" = "$old" ]
+}
+
+@test "build-all: JOBS=2 with a kernel that fails: the others are built, the failure named with its log" {
+	add_variant broken 'CONFIG_BREAK_BUILD=y'
+	add_variant other 'CONFIG_OTHER=y' '#@ cmdline = fake=clean'
+	VARIANTS="broken other default" JOBS=2 run "$TOP/scripts/build-all"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"kernel broken (artifacts/broken/build.log)"* || "$output" == *"kernel broken ($ARTIFACTS/broken/build.log)"* ]]
+	grep -q 'error: broken on purpose' "$ARTIFACTS/broken/build.log"
+	[ ! -e "$ARTIFACTS/broken/bzImage" ]
+	[ -f "$ARTIFACTS/other/variant.json" ]
+	[ -f "$ARTIFACTS/default/variant.json" ]
+	# the manifest covers what this run built, not the failure
+	[ "$(jq -r '.variants | keys | join(" ")' "$ARTIFACTS/manifest.json")" = "default other" ]
+}
+
+@test "build-all: an unknown variant or a bad JOBS stops before anything, with 2" {
+	VARIANTS="default nosuch" run "$TOP/scripts/build-all"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown variant 'nosuch'"* ]]
+	JOBS=x VARIANTS=default run "$TOP/scripts/build-all"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"JOBS must be a positive number"* ]]
+}
+
+@test "matrix: passing and crashing variants, one table, the worst class" {
+	VARIANTS="default crash" run "$TOP/scripts/matrix"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"default "*"0 pass"* ]]
+	[[ "$output" == *"crash "*"3 kernel-problem"* ]]
+	[ "$(result crash .exit_class)" = 3 ]
+	[[ "$output" == *"matrix: 1 passed, 1 failed, 0 skipped"* ]]
+}
+
+@test "matrix: a guest test that does not compile makes the variant class 2 with the compiler's message" {
+	VARIANTS=default "$TOP/scripts/matrix"
+	[ "$(result default .exit_class)" = 0 ]
+	# break the smoke test, as a person editing it would
+	sed -i 's/return 0;/return 0/' "$GUEST_TESTS/smoke/ok.c"
+	VARIANTS=default run "$TOP/scripts/matrix"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"default "*"2 infrastructure"* ]]
+	[[ "$output" == *"ok.c:"*"error: expected ';'"* ]]
+	[ "$(result default .exit_class)" = 2 ]
+	[[ "$(result default '.reasons[0].reason')" == *"guest tests of default do not build"*"error: expected ';'"* ]]
+	grep -q "error: expected ';'" "$RESULTS/default/initramfs.log"
+	# nothing of the old passing run is left to be read
+	[ ! -e "$RESULTS/default/console.log" ]
+	# and no stale initramfs can be booted by mistake
+	[ ! -e "$ARTIFACTS/default/initramfs.cpio.gz" ]
+}
+
+@test "matrix: VARIANTS=\"default crash\" with default failing early shows both rows" {
+	# crash without the smoke suite: only default's guest tests break
+	echo '#@ suites = selftest' >>"$CONFIGS/crash.variant"
+	sed -i 's/return 0;/return 0/' "$GUEST_TESTS/smoke/ok.c"
+	VARIANTS="default crash" run "$TOP/scripts/matrix"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"default "*"2 infrastructure"* ]]
+	[[ "$output" == *"crash "*"3 kernel-problem"* ]]
+	[ "$(jq -r '[.variants[].variant] | join(" ")' "$RESULTS/summary.json")" = "default crash" ]
+}
+
+@test "matrix: a variant that was never built is class 2; the old results are gone first" {
+	VARIANTS=default "$TOP/scripts/matrix"
+	[ "$(result default .exit_class)" = 0 ]
+	rm -rf "$ARTIFACTS/default"
+	rm -rf "$BUILD/linux"
+	VARIANTS=default run "$TOP/scripts/matrix"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$(result default '.reasons[0].reason')" == *"variant default is not built"* ]]
+	[[ "$output" == *"matrix: 0 passed, 1 failed, 0 skipped"* ]]
+}
+
+@test "matrix: a kernel whose build failed is named with its build log" {
+	add_variant broken 'CONFIG_BREAK_BUILD=y'
+	VARIANTS=broken run "$TOP/scripts/build-all"
+	[ "$status" -eq 2 ]
+	VARIANTS=broken run "$TOP/scripts/matrix"
+	[ "$status" -eq 2 ]
+	[[ "$(result broken '.reasons[0].reason')" == *"the kernel build of broken failed: see "*"broken/build.log"* ]]
+	[ "$(result broken .log)" = "$ARTIFACTS/broken/build.log" ]
+}
+
+@test "test-variant: boots from a copy of artifacts/ alone (no build/, configs/ or guest-tests/)" {
+	dl=$BATS_TEST_TMPDIR/download
+	cp -r "$ARTIFACTS" "$dl"
+	(cd "$dl" && sha256sum --quiet -c SHA256SUMS)
+	rm -rf "$BATS_TEST_TMPDIR/p"
+	export ARTIFACTS=$dl BUILD=$BATS_TEST_TMPDIR/nothing CONFIGS=$BATS_TEST_TMPDIR/nothing \
+		GUEST_TESTS=$BATS_TEST_TMPDIR/nothing RESULTS=$BATS_TEST_TMPDIR/res PREBUILT=1
+	FAKE_QEMU_LOG=$BATS_TEST_TMPDIR/qemu.log run "$TOP/scripts/test-variant" default
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(result default .counts.pass)" = 1 ]
+	grep -q -- "-kernel $dl/default/bzImage -initrd $dl/default/initramfs.cpio.gz" "$BATS_TEST_TMPDIR/qemu.log"
+	grep -q -- "-append console=ttyS0 panic=-1 fake=clean" "$BATS_TEST_TMPDIR/qemu.log"
+	# the matrix defaults to what the download holds
+	run "$TOP/scripts/matrix"
+	[ "$status" -eq 3 ]
+	[ "$(jq -r '[.variants[].variant] | join(" ")' "$RESULTS/summary.json")" = "crash default" ]
+	[ ! -e "$BATS_TEST_TMPDIR/nothing" ]
+}
+
+@test "test-variant: SUITES picks suites from the initramfs; one not in it is class 2, named" {
+	SUITES="selftest smoke" run "$TOP/scripts/test-variant" default
+	[ "$status" -eq 0 ]
+	[ "$(result default '[.suites[].name] | join(" ")')" = "selftest smoke" ]
+	SUITES=nosuch run "$TOP/scripts/test-variant" default
+	[ "$status" -eq 2 ]
+	[[ "$(result default '.reasons[0].reason')" == *"suite 'nosuch' is not in the initramfs of default (it has: selftest smoke)"* ]]
+}
+
+@test "test-variant: a bzImage that is not the one variant.json names is refused, class 2" {
+	echo tampered >>"$ARTIFACTS/default/bzImage"
+	PREBUILT=1 run "$TOP/scripts/test-variant" crash
+	[ "$status" -eq 2 ]
+	[[ "$(result crash '.reasons[0].reason')" == *"default/bzImage is not the kernel crash was built with"* ]]
+}
+
+@test "boot-plan: qemu_args are appended; timeouts scaled; silence is the largest" {
+	sed -i 's/^#@ cmdline = .*/&\n#@ qemu_args = -numa node,nodeid=0\n#@ timeout_scale = 3/' "$CONFIGS/default.variant"
+	echo 'silence = 40' >>"$GUEST_TESTS/selftest/suite.conf"
+	VARIANTS=default "$TOP/scripts/build-all"
+	run "$TOP/scripts/boot-plan" qemu "$ARTIFACTS" default
+	[ "${lines[-2]}" = -numa ]
+	[ "${lines[-1]}" = node,nodeid=0 ]
+	run "$TOP/scripts/boot-plan" harness "$ARTIFACTS" default /x.log smoke selftest
+	[[ "$output" == *$'\n5\n40\nsmoke:15 selftest:15\n'* ]]
+}
