@@ -7,7 +7,7 @@ bats_require_minimum_version 1.5.0
 setup_file() {
 	TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 	export TOP
-	[ -f "$TOP/artifacts/default/bzImage" ] || {
+	[ -f "$TOP/artifacts/default/variant.json" ] || {
 		echo "the default variant is not built: run make container-build first" >&2
 		return 1
 	}
@@ -20,12 +20,12 @@ setup() {
 }
 
 no_qemu_left() {
-	! pgrep -f "qemu-system.*$TOP/artifacts/default/bzImage"
+	! pgrep -f "qemu-system.*$TOP/"
 }
 
 @test "a guest that panics is reported as a crash (3) within seconds, panic text in the excerpt" {
 	start=$SECONDS
-	SUITES=harness-crash run "$TOP/scripts/in-container" scripts/run-variant default
+	SUITES=harness-crash run "$TOP/scripts/in-container" scripts/test-variant default
 	[ "$status" -eq 3 ]
 	[ $((SECONDS - start)) -lt 60 ]
 	r=$RESULTS/default/results.json
@@ -39,7 +39,7 @@ no_qemu_left() {
 
 @test "a guest test that hangs is stopped at the suite timeout and reported as a timeout (2)" {
 	start=$SECONDS
-	SUITES=harness-hang run "$TOP/scripts/in-container" scripts/run-variant default
+	SUITES=harness-hang run "$TOP/scripts/in-container" scripts/test-variant default
 	[ "$status" -eq 2 ]
 	took=$((SECONDS - start))
 	[ "$took" -ge 15 ]
@@ -50,7 +50,7 @@ no_qemu_left() {
 }
 
 @test "a clean guest passes, with the QEMU command line at the top of the log" {
-	SUITES=smoke run "$TOP/scripts/in-container" scripts/run-variant default
+	SUITES=smoke run "$TOP/scripts/in-container" scripts/test-variant default
 	[ "$status" -eq 0 ]
 	head -n 2 "$RESULTS/default/console.log" | grep -q '^@@@ HARNESS QEMU qemu-system-x86_64 .*-accel tcg'
 	[ "$(jq -r '.counts.fail' "$RESULTS/default/results.json")" = 0 ]
@@ -96,8 +96,8 @@ no_qemu_left() {
 	[[ "$output" == *"CONFIG_KASAN=y (from broken.variant) became not set"* ]]
 }
 
-@test "ci/run-variant default runs the same steps as the matrix and passes" {
-	run "$TOP/ci/run-variant" default
+@test "ci/variant-job default runs the same steps as the matrix and passes" {
+	run "$TOP/ci/variant-job" default
 	[ "$status" -eq 0 ]
 	[ -f "$RESULTS/default/junit.xml" ]
 }
@@ -114,7 +114,7 @@ no_qemu_left() {
 	"$TOP/scripts/host-setup" native
 	out=$TOP/build/native
 	rm -rf "$out"
-	RUNTIME=native OBJ_ROOT=$out OUT_ROOT=$out/out run "$TOP/scripts/in-container" scripts/build-variant default
+	RUNTIME=native OBJ_ROOT=$out OUT_ROOT=$out/out run "$TOP/scripts/in-container" scripts/build-kernel default
 	[ "$status" -eq 0 ]
 	[ "$(sha256sum <"$out/out/default/bzImage")" = "$(sha256sum <"$TOP/artifacts/default/bzImage")" ]
 	rm -rf "$out"
@@ -123,8 +123,11 @@ no_qemu_left() {
 @test "the real build's artifacts: SHA256SUMS checks, the manifest names every variant and patch" {
 	(cd "$TOP/artifacts" && sha256sum --quiet -c SHA256SUMS)
 	m=$TOP/artifacts/manifest.json
-	for v in default off debug; do
-		[ "$(jq -r ".variants.\"$v\".artifacts.bzImage" "$m")" = "$(sha256sum <"$TOP/artifacts/$v/bzImage" | cut -d' ' -f1)" ]
+	[ "$(jq -r '.variants | length' "$m")" -ge 1 ]
+	for v in $(jq -r '.variants | keys[]' "$m"); do
+		k=$(jq -r ".variants.\"$v\".kernel.variant" "$m")
+		[ "$(jq -r ".kernels.\"$k\".artifacts.bzImage" "$m")" = "$(sha256sum <"$TOP/artifacts/$k/bzImage" | cut -d' ' -f1)" ]
+		[ "$(jq -r ".variants.\"$v\".artifacts[\"initramfs.cpio.gz\"]" "$m")" = "$(sha256sum <"$TOP/artifacts/$v/initramfs.cpio.gz" | cut -d' ' -f1)" ]
 	done
 	[ "$(jq -r '.series.patches | length' "$m")" = "$(grep -cv '^#' "$TOP/patches/series")" ]
 	[ "$(jq -r .environment.image_id "$m")" != null ]
@@ -136,4 +139,27 @@ no_qemu_left() {
 	for c in "$TOP"/guest-tests/runner/*.c "$TOP"/guest-tests/smoke/*.c "$TOP"/guest-tests/harness-*/*.c; do
 		gcc -fsyntax-only -Wall -Wextra -Werror -isystem "$ksft" -I "$TOP/guest-tests/lib" "$c"
 	done
+}
+
+@test "a fresh clone boots and passes default's suites from a copy of artifacts/ alone (no build/)" {
+	w=$TOP/build/harness-fresh
+	rm -rf "$w"
+	mkdir -p "$w/clone"
+	# the checkout as it is (committed or not), without build/, artifacts/, results/
+	git -C "$TOP" ls-files -z --cached --others --exclude-standard | (cd "$TOP" && xargs -0 cp --parents -t "$w/clone")
+	cp -r "$TOP/artifacts" "$w/downloaded"
+	rm -f "$w/downloaded"/*/.inputs "$w/downloaded"/*/.initramfs-inputs
+	(cd "$w/downloaded" && sha256sum --quiet -c SHA256SUMS)
+	[ ! -e "$w/clone/build" ]
+	# SUITES: the variant's own (default's), unless the caller narrows them
+	env -u TOP -u RESULTS make -s -C "$w/clone" test-variant VARIANT=default ARTIFACTS="$w/downloaded" \
+		${FRESH_SUITES:+SUITES="$FRESH_SUITES"}
+	r=$w/clone/results/default/results.json
+	[ "$(jq -r .exit_class "$r")" = 0 ]
+	[ "$(jq -r .counts.pass "$r")" -ge 5 ]
+	grep -q -- "-kernel $w/downloaded/default/bzImage" "$w/clone/results/default/console.log"
+	# nothing was built there: no kernel tree, no objects
+	[ ! -e "$w/clone/build/linux" ] && [ ! -e "$w/clone/build/default" ] && [ ! -e "$w/clone/build/initramfs" ]
+	no_qemu_left
+	rm -rf "$w"
 }
