@@ -301,3 +301,26 @@ assert sorted(vs) == sorted(f[:-8] for f in os.listdir(sys.argv[2]) if f.endswit
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
+
+@test "make check: a failed build still boots what built, and every matrix failure is counted" {
+	p=$BATS_TEST_TMPDIR/proj
+	mkdir -p "$p/scripts" "$p/tests/harness"
+	cp "$TOP/scripts/check" "$TOP/scripts/lib.sh" "$p/scripts/"
+	touch "$p/tests/harness/x.bats"
+	stub() { printf '#!/bin/sh\n%s\n' "$2" >"$p/scripts/$1"; chmod +x "$p/scripts/$1"; }
+	stub run-tests 'echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
+	stub in-container 'exec "$@"'
+	stub build-all 'echo "kernel off FAILED"; exit 2'
+	# what scripts/summarize ends with: off had no result (1 failure)
+	stub matrix 'echo "matrix: 3 passed, 1 failed, 0 skipped"; exit 2'
+	run env -u TOP "$p/scripts/check"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[ "${lines[-1]}" = "check: 11 passed, 2 failed, 2 skipped" ]
+	# a matrix that dies before its closing line is a failure too
+	stub build-all 'exit 0'
+	stub matrix 'echo "Traceback"; exit 2'
+	run env -u TOP "$p/scripts/check"
+	[ "$status" -ne 0 ]
+	[ "${lines[-1]}" = "check: 8 passed, 1 failed, 2 skipped" ]
+}
