@@ -147,6 +147,18 @@ selected_kernel_variants() {
 	variant kernels "${vs[@]}"
 }
 
+# refreshed_manifest VARIANT: after build-initramfs ran for a boot, keep
+# artifacts/manifest.json and SHA256SUMS true to the files (a rebuilt
+# initramfs has a new hash). One writer at a time: matrix runs boots in
+# parallel.
+refreshed_manifest() {
+	local want have
+	want=$(sha256_of "$ARTIFACTS/$1/initramfs.cpio.gz")
+	have=$(awk -v f="$1/initramfs.cpio.gz" '$2 == f { print $1 }' "$ARTIFACTS/SHA256SUMS" 2>/dev/null)
+	[ "$want" != "$have" ] || return 0
+	flock "$ARTIFACTS/.manifest.lock" "$TOP/scripts/manifest" --update "$1"
+}
+
 sha256_of() {
 	sha256sum "$1" | cut -d' ' -f1
 }

@@ -241,3 +241,18 @@ result() { # VARIANT JQ
 	run "$TOP/scripts/boot-plan" harness "$ARTIFACTS" default /x.log smoke selftest
 	[[ "$output" == *$'\n5\n40\nsmoke:15 selftest:15\n'* ]]
 }
+
+@test "test-variant: a guest-test edit is built before the boot, and the manifest stays true" {
+	sed -i 's/ok 1 smoke/ok 1 smoke-edited/' "$GUEST_TESTS/smoke/ok.c"
+	run "$TOP/scripts/test-variant" default
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"initramfs default"*"changed: guest-tests; the kernel was not rebuilt"* ]]
+	(cd "$ARTIFACTS" && sha256sum --quiet -c SHA256SUMS)
+	[ "$(jq -r '.variants | keys | join(" ")' "$ARTIFACTS/manifest.json")" = "crash default" ]
+	# PREBUILT: the artifacts as they are, nothing rebuilt
+	sed -i 's/smoke-edited/smoke-again/' "$GUEST_TESTS/smoke/ok.c"
+	PREBUILT=1 run "$TOP/scripts/test-variant" default
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"initramfs default"* ]]
+}
