@@ -2,24 +2,40 @@
 # The single entry point; every recipe is a script in scripts/, run in the
 # container image (RUNTIME=podman) or on the host (RUNTIME=native).
 # (ci/ holds what each CI job runs; it calls the same scripts.)
-# `make help` lists the targets.
+# `make help` lists the targets and the variables below: a "## NAME:
+# meaning [default]" line before each (scripts/make-help reads them; a
+# tooling test holds README's table to the same text).
 
+## RUNTIME: podman, or native (the same scripts on the host) [podman]
 RUNTIME    ?= podman
-# Space-separated variant names (configs/<name>.variant); empty = all.
+## VARIANTS: variants to build/boot, space separated [all configs/*.variant]
 VARIANTS   ?=
-# How many variants build / boot at the same time.
+## JOBS: variants built / booted at the same time [1]
 JOBS       ?= 1
-# A registry image to start from instead of the local debootstrap one.
+## BASE_IMAGE: a registry image to start from, on a connected host [local debootstrap image]
 BASE_IMAGE ?=
+## VARIANT: the one variant of boot, test-variant, bench, rerun-failed, bisect-run [default]
 VARIANT    ?= default
+## SUITES: suites to run (test-variant, matrix) [the variant's]
 SUITES     ?=
-LOG        ?=
-# A directory of built artifacts (e.g. a CI download) to boot as it is,
-# instead of ./artifacts: matrix, test-variant, boot and bench then need
-# nothing else of a build.
+## TESTS: globs over suite/program/test ids, e.g. umcg/switch* (test-variant, matrix, bisect-run) [every test]
+TESTS      ?=
+## ACCEL: auto (KVM when a probe guest runs, else TCG), kvm or tcg [auto]
+ACCEL      ?= auto
+## ARTIFACTS: boot a downloaded artifact set as it is (matrix, test-variant, boot, bench) [./artifacts, kept up to date]
 ARTIFACTS  ?=
+## LOG: the console log to classify again (parse) [none]
+LOG        ?=
+## A: the results to compare from: a results/ copy or a CI download (compare) [none]
+A          ?=
+## B: the results to compare with (compare) [results]
+B          ?= results
+## GOOD: a kernel-tree commit where the tests pass (bisect-run) [none]
+GOOD       ?=
+## BAD: a later kernel-tree commit where they fail (bisect-run) [none]
+BAD        ?=
 
-export RUNTIME VARIANTS JOBS VARIANT SUITES LOG
+export RUNTIME VARIANTS JOBS VARIANT SUITES LOG TESTS ACCEL GOOD BAD
 ifneq ($(strip $(BASE_IMAGE)),)
 export BASE_IMAGE
 endif
@@ -34,7 +50,7 @@ SETUP_LISTS := $(if $(filter native,$(RUNTIME)),native,podman)
 .DEFAULT_GOAL := all
 .PHONY: all help setup base-image image container-build kernel-tree \
 	patches-export series-check repro-check matrix boot test-variant bench parse \
-	check test clean distclean
+	rerun-failed compare bisect-run check test clean distclean
 
 # One recipe, so that `make -j` cannot boot a kernel before it is built;
 # a variant that fails to build is still a (class 2) row of the matrix.
@@ -43,8 +59,8 @@ all: setup ## build every variant and boot it in QEMU (the main job)
 	$(IN) scripts/matrix || { m=$$?; [ "$$m" -le "$$rc" ] || rc=$$m; }; \
 	exit $$rc
 
-help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
+help: ## list the targets and the variables, with their defaults
+	@scripts/make-help $(firstword $(MAKEFILE_LIST))
 
 setup: ## install missing host packages (apt), as root
 	@scripts/host-setup $(SETUP_LISTS)
@@ -88,6 +104,16 @@ parse: ## classify a saved console log: make parse LOG=results/default/console.l
 	@test -n "$(LOG)" || { echo "error: give LOG=path/to/console.log" >&2; exit 2; }
 	@scripts/parse-console --out "$$(dirname "$(LOG)")/reparsed" "$(LOG)"
 
+rerun-failed: setup ## boot VARIANT again with exactly what failed in results/VARIANT/
+	@$(IN) scripts/rerun-failed "$(VARIANT)"
+
+compare: ## new failures, fixes, metric deltas from results A to B; exit 1 if B regressed
+	@test -n "$(A)" || { echo "error: give A=<results dir> (and B=, default results)" >&2; exit 2; }
+	@scripts/compare $(if $(strip $(VARIANTS)),--variants "$(VARIANTS)") "$(A)" "$(B)"
+
+bisect-run: setup ## git bisect run GOOD..BAD in the kernel tree: build, boot VARIANT, TESTS
+	@$(IN) scripts/bisect-run
+
 test: ## the tooling tests only (fast, no kernel build)
 	@scripts/host-setup check
 	@scripts/run-tests
@@ -98,7 +124,8 @@ check: setup ## the test command: tooling tests, the main job, harness tests
 
 clean: ## remove build objects, artifacts and results (keeps tree, ccache, images)
 	@for v in $$(scripts/variant list); do rm -rf "build/$$v"; done
-	rm -rf build/repro build/initramfs artifacts results
+	rm -rf build/repro build/initramfs build/bisect-run build/symbols artifacts results
+	-git -C build/linux worktree prune 2>/dev/null
 
 distclean: clean ## remove everything generated, images included
 	rm -rf build

@@ -316,6 +316,7 @@ class _Parser:
     def __init__(self, patterns):
         self.patterns = patterns
         self.harness = {'start': None, 'variant': None, 'date': None,
+                        'accel': None,
                         'qemu_cmdline': None, 'qemu_exit_status': None,
                         'end_elapsed_s': None, 'events': [], 'sent': []}
         self.ready = None
@@ -429,6 +430,10 @@ class _Parser:
             h['date'] = kv.get('date')
         elif ev == 'QEMU':
             h['qemu_cmdline'] = rest
+        elif ev == 'ACCEL':
+            # "ACCEL kvm|tcg <why>": the accelerator and why it was chosen
+            name, _, why = rest.partition(' ')
+            h['accel'] = {'name': name, 'reason': why.strip() or None}
         elif ev == 'READY-SEEN':
             h['ready_elapsed_s'] = _num(_kv(rest).get('elapsed'))
         elif ev == 'SEND':
@@ -835,6 +840,7 @@ def _assemble(ps, variant, log_path):
             'ready_line': ps.ready['line'] if ps.ready else None,
         },
         'duration_s': h['end_elapsed_s'],
+        'accel': h['accel'],
         'exit_class': cls,
         'exit_class_name': CLASS_NAMES[cls],
         'reasons': [{'class': c, 'reason': r} for c, r in reasons],

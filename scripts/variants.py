@@ -103,7 +103,8 @@ SUITE_PARAMS = {
 NAME_RE = re.compile(r'[a-z0-9][a-z0-9_-]*')
 # build/<name> holds a variant's objects: these directories are taken.
 RESERVED = {'linux', 'src', 'ccache', 'repro', 'initramfs', 'guest-tests',
-            'state', 'bisect', 'test-results', 'harness-results'}
+            'state', 'bisect', 'bisect-run', 'test-results', 'harness-results',
+            'accel', 'symbols'}
 
 PARAM_RE = re.compile(r'^#@\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\+?=)\s?(.*)$')
 KCONFIG_RE = re.compile(

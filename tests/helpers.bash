@@ -15,8 +15,11 @@ scratch() {
 # scripts use, faked so that a "kernel build" takes milliseconds: a
 # Makefile with tinyconfig, olddefconfig (it drops CONFIG_NEEDS_MISSING, as
 # Kconfig drops an option whose dependencies are missing), all (fails on
-# CONFIG_BREAK_BUILD=y) and headers_install; merge_config.sh; the
-# selftests' kselftest_harness.h; one UAPI header.
+# CONFIG_BREAK_BUILD=y, or FAKE_NO_BUILD in kernel/foo.c; the bzImage is
+# the .config and kernel/foo.c, so that the fake QEMU can see a
+# FAKE_BREAK there) and headers_install; merge_config.sh; the
+# selftests' kselftest_harness.h; one UAPI header; a decode_stacktrace.sh
+# that turns a frame "name+0x1/0x2" into "name (kernel/foo.c:4)".
 fake_source() { # [DIR], default the test's own temporary directory
 	local base=${1:-$BATS_TEST_TMPDIR}
 	local d=$base/src/linux-source-6.12
@@ -33,6 +36,7 @@ olddefconfig:
 	@sed -i '/^CONFIG_NEEDS_MISSING=/d' $(O)/.config
 all:
 	@if grep -q '^CONFIG_BREAK_BUILD=y' $(O)/.config; then echo 'kernel/foo.c:1:1: error: broken on purpose' >&2; exit 1; fi
+	@if grep -q 'FAKE_NO_BUILD' kernel/foo.c; then echo 'kernel/foo.c:1:1: error: FAKE_NO_BUILD' >&2; exit 1; fi
 	@mkdir -p $(O)/arch/x86/boot $(O)/include/config
 	@cat $(O)/.config kernel/foo.c >$(O)/arch/x86/boot/bzImage
 	@echo 6.12.0-fake >$(O)/include/config/kernel.release
@@ -55,6 +59,18 @@ shift
 mv "$out/.config.new" "$out/.config"
 SH
 	chmod +x "$d/scripts/kconfig/merge_config.sh"
+	cat >"$d/scripts/decode_stacktrace.sh" <<'SH'
+#!/usr/bin/env bash
+# decode_stacktrace.sh VMLINUX [BASE_PATH]
+[ -f "${1:-}" ] || { echo "ERROR! vmlinux image must be specified" >&2; exit 1; }
+while IFS= read -r line; do
+	if [[ $line =~ ([A-Za-z_][A-Za-z0-9_]*)\+0x[0-9a-f]+/0x[0-9a-f]+ ]]; then
+		line=${line/${BASH_REMATCH[0]}/${BASH_REMATCH[1]} (kernel/foo.c:4)}
+	fi
+	printf '%s\n' "$line"
+done
+SH
+	chmod +x "$d/scripts/decode_stacktrace.sh"
 	printf '/* fake kselftest_harness.h */\n#define KSFT_FAKE 1\n' >"$d/tools/testing/selftests/kselftest_harness.h"
 	printf '#define FAKE_UAPI 1\n' >"$d/include/uapi/linux/fake.h"
 	tar -C "$base/src" -cJf "$base/linux-source-6.12.tar.xz" linux-source-6.12
@@ -69,12 +85,16 @@ SH
 # with one passing program, an all_variants suite `selftest`), the fake
 # kernel source, the fake busybox and a fake QEMU on PATH
 # (tests/fakes/qemu-system-x86_64: fake=<scenario> on the command line).
-# `default` is a kernel variant; `add_variant` makes more.
+# `default` is a kernel variant; `add_variant` makes more. No KVM device
+# (KVM_DEV names none): ACCEL=auto is TCG.
 fake_project() { # DIR
 	local d=$1 s
 	export BUILD=$d/build ARTIFACTS=$d/artifacts RESULTS=$d/results PATCHES=$d/patches
 	export CONFIGS=$d/configs GUEST_TESTS=$d/guest-tests
 	export BUSYBOX=$TOP/tests/fakes/busybox NO_CCACHE=1 PATH=$TOP/tests/fakes:$PATH
+	# whatever this host's /dev/kvm does, the fake project boots with TCG
+	# unless a test gives it a (fake) KVM device
+	export KVM_DEV=$d/no-kvm
 	mkdir -p "$BUILD" "$ARTIFACTS" "$PATCHES" "$CONFIGS" "$GUEST_TESTS/lib"
 	fake_source "$d"
 	echo 'CONFIG_BASE=y' >"$CONFIGS/base.config"

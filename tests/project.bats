@@ -167,14 +167,17 @@ entry_points() {
 		scripts/boot-interactive scripts/podman-probe scripts/repro-env scripts/check-config \
 		scripts/record-failure scripts/summarize scripts/parse-console scripts/manifest \
 		scripts/describe-artifacts scripts/boot-plan scripts/variant scripts/series scripts/apt-sources \
-		scripts/host-setup scripts/in-container ci/variant-job expect-scripts/boot-and-test.exp; do
+		scripts/host-setup scripts/in-container ci/variant-job expect-scripts/boot-and-test.exp \
+		scripts/rerun-failed scripts/compare scripts/symbolize scripts/report scripts/select-tests \
+		scripts/bisect-step ci/build-job ci/boot-job; do
 		run "$TOP/$f"
 		[ "$status" -eq 2 ] || { echo "$f without arguments: exit $status: $output"; return 1; }
 		[[ "$output" == *sage* ]] || { echo "$f: no usage message: $output"; return 1; }
 	done
 	# scripts that take none, called with one
 	for f in scripts/build-all scripts/matrix scripts/prepare-source scripts/source-date scripts/check \
-		scripts/repro-check scripts/series-check scripts/patches-export scripts/image scripts/base-image; do
+		scripts/repro-check scripts/series-check scripts/patches-export scripts/image scripts/base-image \
+		scripts/accel-probe scripts/bisect-run; do
 		run "$TOP/$f" --no-such-option extra
 		[ "$status" -eq 2 ] || { echo "$f with a bogus argument: exit $status: $output"; return 1; }
 	done
@@ -238,46 +241,138 @@ entry.run(lambda argv: 3, "demo")' "$TOP/scripts"
 	grep -qx '# CONFIG_SLUB_TINY is not set' "$TOP/configs/base.config"
 }
 
-@test "the GitHub workflow parses, runs every variant, uploads artifacts/, calls scripts that exist" {
+@test "the GitHub workflow: tooling tests first, each kernel built once, every variant booted from its set, cached, fenced" {
 	run python3 - "$TOP/.github/workflows/kernels.yml" "$TOP" <<'PY'
-import os, re, sys, yaml
+import os, re, subprocess, sys, yaml
 wf = yaml.safe_load(open(sys.argv[1]))
 top = sys.argv[2]
+V = lambda *a: subprocess.run([os.path.join(top, "scripts/variant")] + list(a),
+                              capture_output=True, text=True, check=True).stdout.split()
+variants = V("list")
+kernel_of = {v: V("get", v, "kernel")[0] for v in variants}
 jobs = wf["jobs"]
-matrix = jobs["variant"]["strategy"]["matrix"]["variant"]
-configs = sorted(f[:-8] for f in os.listdir(os.path.join(top, "configs")) if f.endswith(".variant"))
-assert sorted(matrix) == configs, (matrix, configs)
-runs = [s.get("run", "") for j in jobs.values() for s in j["steps"]]
-scripts = set(re.findall(r"\b((?:ci|scripts)/[\w.-]+)", "\n".join(runs)))
-assert scripts, "no script is called"
+# the JUnit action needs to write checks; a newer push cancels an older run
+assert wf["permissions"]["checks"] == "write", wf.get("permissions")
+assert "concurrency" in wf and "github.ref" in wf["concurrency"]["group"], wf.get("concurrency")
+assert wf["concurrency"].get("cancel-in-progress") is True
+runs = lambda job: [s.get("run", "") for s in jobs[job]["steps"]]
+uses = lambda job: [s for s in jobs[job]["steps"] if "uses" in s]
+# the fast tooling tests first, and nothing is built before they pass
+assert any(re.search(r"\bmake test\b", r) for r in runs("tooling")), runs("tooling")
+assert jobs["build"]["needs"] in ("tooling", ["tooling"])
+# each kernel once: the build matrix is the variants with a kernel of their own
+kernels = sorted(v for v in variants if kernel_of[v] == v)
+assert sorted(jobs["build"]["strategy"]["matrix"]["kernel"]) == kernels
+assert any("ci/build-job ${{ matrix.kernel }}" in r for r in runs("build")), runs("build")
+# every variant boots from its kernel's set, without building
+inc = jobs["boot"]["strategy"]["matrix"]["include"]
+assert sorted((i["variant"], i["kernel"]) for i in inc) == sorted(kernel_of.items()), inc
+assert jobs["boot"]["needs"] in ("build", ["build"])
+assert not any("build-job" in r or "build-all" in r for r in runs("boot")), runs("boot")
+assert any("ci/boot-job ${{ matrix.variant }}" in r for r in runs("boot"))
+dl = [s for s in uses("boot") if s["uses"].startswith("actions/download-artifact@")]
+assert dl and dl[0]["with"]["name"] == "artifacts-${{ matrix.kernel }}", dl
+# ccache cached, keyed on the image's inputs and the series
+cache = [s for s in uses("build") if s["uses"].startswith("actions/cache@")]
+assert cache and cache[0]["with"]["path"] == "build/ccache", cache
+key = cache[0]["with"]["key"]
+assert "Containerfile" in key and "patches/" in key and "matrix.kernel" in key, key
+# the uploaded set is the contract: its own directory, no hidden files
+up = [s for s in uses("build") if s["uses"].startswith("actions/upload-artifact@")]
+sets = [s for s in up if s["with"]["name"] == "artifacts-${{ matrix.kernel }}"]
+assert sets and sets[0]["with"]["path"].rstrip("/") == "artifacts-${{ matrix.kernel }}", up
+assert sets[0]["with"].get("include-hidden-files") is False
+# the summary table is fenced as code in the step summary
+summ = "\n".join(runs("summary"))
+assert "ci/summary-job" in summ and "```" in summ and "GITHUB_STEP_SUMMARY" in summ, summ
+# the JUnit report of every boot
+assert any(s["uses"].startswith("mikepenz/action-junit-report@") for s in uses("boot"))
+# every script called exists
+scripts = set(re.findall(r"\b((?:ci|scripts)/[\w.-]+)", "\n".join(r for j in jobs for r in runs(j))))
 for s in scripts:
     assert os.access(os.path.join(top, s), os.X_OK), s
-uses = [s["uses"] for j in jobs.values() for s in j["steps"] if "uses" in s]
-assert any(u.startswith("actions/upload-artifact@") for u in uses)
-# the whole artifacts directory: a boot-only variant's kernel is in
-# another variant's directory
-paths = [s["with"]["path"] for s in jobs["variant"]["steps"]
-         if s.get("uses", "").startswith("actions/upload-artifact@")]
-assert "artifacts/" in paths, paths
-assert "ci/variant-job" in scripts and "ci/summary-job" in scripts, scripts
 print("ok", sorted(scripts))
 PY
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
 
-@test "the GitLab CI file parses and calls the same scripts" {
+@test "the GitLab CI file: the same jobs, a ccache cache, one directory per artifact set (no manifest overwritten)" {
 	run python3 -c '
-import sys, yaml, os
+import os, subprocess, sys, yaml
 c = yaml.safe_load(open(sys.argv[1]))
-cmds = c["variant"]["script"] + c["summary"]["script"]
-assert any("ci/variant-job" in x for x in cmds) and any("ci/summary-job" in x for x in cmds)
-assert "artifacts/" in c["variant"]["artifacts"]["paths"]
-vs = c["variant"]["parallel"]["matrix"][0]["VARIANT"]
-assert sorted(vs) == sorted(f[:-8] for f in os.listdir(sys.argv[2]) if f.endswith(".variant")), vs
-' "$TOP/.gitlab-ci.yml" "$TOP/configs"
+top = sys.argv[2]
+V = lambda *a: subprocess.run([os.path.join(top, "scripts/variant")] + list(a),
+                              capture_output=True, text=True, check=True).stdout.split()
+variants = V("list")
+kernel_of = {v: V("get", v, "kernel")[0] for v in variants}
+assert c["stages"] == ["tooling", "build", "boot", "summary"], c["stages"]
+assert "make test" in c["tooling"]["script"]
+b = c["build"]
+assert sorted(b["parallel"]["matrix"][0]["KERNEL"]) == sorted(v for v in variants if kernel_of[v] == v)
+assert any(x.startswith("ci/build-job ") and "artifacts-$KERNEL" in x for x in b["script"]), b["script"]
+# every job has its own directory: later stages see all jobs artifacts in one tree
+assert "artifacts-$KERNEL/" in b["artifacts"]["paths"], b["artifacts"]
+assert "artifacts/" not in b["artifacts"]["paths"]
+assert b["cache"]["paths"] == ["build/ccache/"], b["cache"]
+assert "$KERNEL" in b["cache"]["key"]["prefix"] and "Containerfile" in b["cache"]["key"]["files"]
+boot = c["boot"]
+pairs = sorted((m["VARIANT"], m["KERNEL"]) for m in boot["parallel"]["matrix"])
+assert pairs == sorted(kernel_of.items()), pairs
+assert any(x.startswith("ci/boot-job ") and "artifacts-$KERNEL" in x for x in boot["script"])
+assert boot["artifacts"]["reports"]["junit"] == "results/$VARIANT/junit.xml"
+assert any("ci/summary-job" in x for x in c["summary"]["script"])
+print("ok")
+' "$TOP/.gitlab-ci.yml" "$TOP"
 	echo "$output"
 	[ "$status" -eq 0 ]
+}
+
+@test "ci/build-job and ci/boot-job: a boot-only kernel and bad arguments are errors" {
+	run "$TOP/ci/build-job" isolated
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"variant 'isolated' is boot-only: build the kernel it boots, 'default'"* ]]
+	run "$TOP/ci/boot-job" default
+	[ "$status" -eq 2 ]
+	[[ "$output" == *usage* ]]
+}
+
+@test "make help lists every target and every variable with its default; README's tables say the same" {
+	run make -s -C "$TOP" help
+	[ "$status" -eq 0 ]
+	help=$output
+	vars=$("$TOP/scripts/make-help" --variables)
+	[ "$(wc -l <<<"$vars")" -ge 10 ]
+	# every variable the Makefile takes from the environment is documented
+	for v in $(sed -n 's/^\([A-Z_]*\) *?=.*/\1/p' "$TOP/Makefile"); do
+		grep -q "^$v	" <<<"$vars" || { echo "make help does not list $v"; return 1; }
+	done
+	while IFS=$'\t' read -r name def meaning; do
+		[[ "$help" == *"  $name"*"$meaning [$def]"* ]] || { echo "make help: $name"; return 1; }
+		# README: | `NAME` | meaning | default |, code quotes aside
+		row=$(grep -F "| \`$name\` |" "$TOP/README.md" | tr -d '\`') ||
+			{ echo "README has no row for $name"; return 1; }
+		[ "$row" = "| $name | $meaning | $def |" ] ||
+			{ printf 'README row:  %s\nmake help:   | %s | %s | %s |\n' "$row" "$name" "$meaning" "$def"; return 1; }
+	done <<<"$vars"
+	# README's variable table has no variable make help does not know
+	for name in $(sed -n '/^| variable | meaning | default |$/,/^$/p' "$TOP/README.md" | sed -n 's/^| `\([A-Z_]*\)` |.*/\1/p'); do
+		grep -q "^$name	" <<<"$vars" || { echo "README lists $name, make help does not"; return 1; }
+	done
+	# every target make help lists is in README's target table
+	for t in $(sed -n '/^targets:$/,/^$/p' <<<"$help" | awk 'NF { print $1 }' | grep -v '^targets:$'); do
+		grep -qE "^\| [^|]*\`make $t( [^\`]*)?\`" "$TOP/README.md" || { echo "README's target table lacks make $t"; return 1; }
+	done
+}
+
+@test "make-help: a documented default that differs from the Makefile's is an error" {
+	printf '## X: a thing [1]\nX ?= 2\n' >"$BATS_TEST_TMPDIR/mk"
+	run "$TOP/scripts/make-help" "$BATS_TEST_TMPDIR/mk"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"X ?= 2, but its line above says [1]"* ]]
+	printf '## X: a thing without a default\nX ?=\n' >"$BATS_TEST_TMPDIR/mk"
+	run "$TOP/scripts/make-help" "$BATS_TEST_TMPDIR/mk"
+	[ "$status" -eq 2 ]
 }
 
 @test "every make target the README names exists" {

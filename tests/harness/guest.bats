@@ -32,6 +32,9 @@ no_qemu_left() {
 	[ "$(jq -r .exit_class_name "$r")" = kernel-problem ]
 	[ "$(jq -r '.kernel_problems[0].kind' "$r")" = panic ]
 	jq -r '.kernel_problems[0].excerpt' "$r" | grep -q 'Kernel panic - not syncing: sysrq triggered crash'
+	# decoded to file:line against the kernel's vmlinux (from its vmlinux.xz)
+	jq -r '.kernel_problems[0].decoded' "$r" | grep -qE 'sysrq_handle_crash \(drivers/tty/sysrq\.c:[0-9]+\)'
+	[[ "$output" == *"[CRASH] kernel panic"* ]]
 	grep -q '@@@ HARNESS PANIC' "$RESULTS/default/console.log"
 	grep -q 'testcase.*kernel' "$RESULTS/default/junit.xml"
 	no_qemu_left
@@ -52,10 +55,39 @@ no_qemu_left() {
 @test "a clean guest passes, with the QEMU command line at the top of the log" {
 	SUITES=smoke run "$TOP/scripts/in-container" scripts/test-variant default
 	[ "$status" -eq 0 ]
-	head -n 2 "$RESULTS/default/console.log" | grep -q '^@@@ HARNESS QEMU qemu-system-x86_64 .*-accel tcg'
+	accel=$(jq -r .accel.name "$RESULTS/default/results.json")
+	head -n 3 "$RESULTS/default/console.log" | grep -q "^@@@ HARNESS QEMU qemu-system-x86_64 -accel $accel"
 	[ "$(jq -r '.counts.fail' "$RESULTS/default/results.json")" = 0 ]
 	[ "$(jq -r '.counts.pass' "$RESULTS/default/results.json")" -ge 5 ]
 	[ -s "$RESULTS/default/smoke.ktap" ]
+	no_qemu_left
+}
+
+@test "TESTS runs one test of a kselftest_harness program in the guest, through the harness's own -r" {
+	TESTS='smoke/smoke/global.cmdline_is_the_variant_one' run "$TOP/scripts/in-container" scripts/test-variant default
+	[ "$status" -eq 0 ]
+	r=$RESULTS/default/results.json
+	[ "$(jq -r '[.tests[].id] | join(" ")' "$r")" = smoke/smoke/global.cmdline_is_the_variant_one ]
+	[ "$(jq -r .counts.pass "$r")" = 1 ]
+	grep -q '^# run-suite: 1 of [0-9]* tests selected' "$RESULTS/default/console.log"
+	no_qemu_left
+}
+
+@test "ACCEL: auto says which accelerator and why; ACCEL=kvm where KVM does not work is exit 2 within seconds" {
+	run "$TOP/scripts/in-container" scripts/accel-probe
+	[ "$status" -eq 0 ]
+	read -r accel reason <<<"$output"
+	[ -n "$reason" ]
+	if [ "$accel" = kvm ]; then
+		skip "KVM works on this host: nothing to refuse"
+	fi
+	start=$SECONDS
+	ACCEL=kvm run "$TOP/scripts/in-container" scripts/test-variant default
+	[ "$status" -eq 2 ]
+	[ $((SECONDS - start)) -lt 60 ]
+	[[ "$output" == *"error: ACCEL=kvm, but KVM does not work here: "* ]]
+	[[ "$(jq -r '.reasons[0].reason' "$RESULTS/default/results.json")" == "ACCEL=kvm, but KVM does not work here: "* ]]
+	[ ! -e "$RESULTS/default/console.log" ]
 	no_qemu_left
 }
 

@@ -1,0 +1,101 @@
+"""TESTS: which suites, programs and tests a run selects.
+
+TESTS is a space-separated list of globs over the test ids of results.json,
+"suite/program/test". A glob is matched one component at a time, so a '*'
+never crosses a '/', and a glob with fewer components selects everything
+below them:
+
+    umcg                      the whole umcg suite
+    umcg/switch*              every umcg program whose name starts with switch
+    umcg/*/global.timeout*    those tests of every umcg program
+
+The guest's run-suite (guest-tests/runner/run-suite) does the same matching
+in sh, one program at a time; the tooling tests hold the two to the same
+answers. Selecting tests inside a program uses the kselftest harness's own
+`-r fixture[.variant].test`; a program without that harness runs whole.
+
+Python 3.11 standard library only (Debian 12).
+"""
+
+import fnmatch
+import re
+
+from entry import Fail
+
+# What a glob may contain: it travels through make, podman, expect and the
+# guest shell (single-quoted there), so no quotes, spaces, backslashes or $.
+GLOB_RE = re.compile(r'[A-Za-z0-9_.*?\[\]!/:,+=@#%~-]+')
+META = '*?['
+
+
+def parse(text):
+    """The globs of a TESTS value; exit 2 naming a bad one."""
+    globs = (text or '').split()
+    for g in globs:
+        if not GLOB_RE.fullmatch(g):
+            raise Fail("TESTS: '%s' has a character a test glob cannot have "
+                       "(use letters, digits and _ . * ? [ ] ! / : , + = @ "
+                       "# %% ~ -)" % g)
+        if g.startswith('/') or '//' in g or g.endswith('/'):
+            raise Fail("TESTS: '%s' has an empty component: write "
+                       "suite/program/test" % g)
+    return globs
+
+
+def split(glob):
+    """(suite, program or None, test or None) parts of a glob; the test
+    part is everything after the second '/'."""
+    parts = glob.split('/', 2)
+    return tuple(parts) + (None,) * (3 - len(parts))
+
+
+def _m(name, pattern):
+    return pattern is None or fnmatch.fnmatchcase(name, pattern)
+
+
+def matches(glob, suite, program=None, test=None):
+    """Whether GLOB selects suite[/program[/test]]: True, False, or None
+    when the answer needs a part that was not given (the program or test
+    name)."""
+    gs, gp, gt = split(glob)
+    if not _m(suite, gs):
+        return False
+    if gp is None:
+        return True
+    if program is None:
+        return None
+    if not _m(program, gp):
+        return False
+    if gt is None:
+        return True
+    if test is None:
+        return None
+    return _m(test, gt)
+
+
+def selects(globs, suite, program=None, test=None):
+    """Whether any glob selects it (None: not known without the parts that
+    were not given); no globs select everything."""
+    if not globs:
+        return True
+    answers = [matches(g, suite, program, test) for g in globs]
+    if True in answers:
+        return True
+    if None in answers:
+        return None
+    return False
+
+
+def has_meta(text):
+    return any(c in text for c in META)
+
+
+def escape(name):
+    """A name as a glob that matches only itself (sh case and fnmatch both
+    read [*] as a literal *)."""
+    return ''.join('[%s]' % c if c in META else c for c in name)
+
+
+def id_glob(*parts):
+    """The glob of exactly one id: suite[/program[/test]]."""
+    return '/'.join(escape(p) for p in parts)

@@ -1,0 +1,126 @@
+#!/usr/bin/env bats
+bats_require_minimum_version 1.5.0
+# ACCEL=auto|kvm|tcg (scripts/accel-probe, boot-plan, in-container): the
+# probe's logic and the exact QEMU and podman arguments, with the fake
+# QEMU (FAKE_KVM says how its KVM behaves) and a fake /dev/kvm, since no
+# host here has a KVM that works.
+
+load helpers
+
+setup() {
+	scratch
+	export PATH=$TOP/tests/fakes:$PATH FAKE_QEMU_LOG=$BATS_TEST_TMPDIR/qemu.log
+	export KVM_DEV=$BATS_TEST_TMPDIR/kvm
+	touch "$KVM_DEV"
+	unset ACCEL PROBE_TIMEOUT FAKE_KVM
+}
+
+probe() {
+	run --separate-stderr "$TOP/scripts/accel-probe"
+}
+
+kvm_runs() { # how many times QEMU was started with KVM
+	grep -c -- '-accel kvm' "$FAKE_QEMU_LOG" 2>/dev/null || true
+}
+
+@test "accel-probe: ACCEL=tcg is TCG without asking QEMU or the device" {
+	ACCEL=tcg probe
+	[ "$status" -eq 0 ]
+	[ "$output" = "tcg ACCEL=tcg" ]
+	[ ! -e "$FAKE_QEMU_LOG" ]
+}
+
+@test "accel-probe: auto without /dev/kvm is TCG, saying why" {
+	KVM_DEV=$BATS_TEST_TMPDIR/none probe
+	[ "$status" -eq 0 ]
+	[[ "$output" == "tcg no $BATS_TEST_TMPDIR/none here"* ]]
+	[ ! -e "$FAKE_QEMU_LOG" ]
+}
+
+@test "accel-probe: auto with a KVM that works is KVM, probed with exactly the boot's KVM arguments" {
+	FAKE_KVM=works probe
+	[ "$status" -eq 0 ]
+	[[ "$output" == "kvm the KVM probe guest ran in "* ]]
+	# one probe: the boot's arguments, a tiny disk guest, isa-debug-exit
+	[ "$(kvm_runs)" = 1 ]
+	line=$(grep -- '-accel kvm' "$FAKE_QEMU_LOG")
+	[[ "$line" == "-accel kvm -cpu host -display none -serial stdio -monitor none -no-reboot -m 16 -drive file="*"/probe.img,format=raw,if=ide,snapshot=on -device isa-debug-exit,iobase=0xf4,iosize=0x04" ]]
+	[ "$("$TOP/scripts/boot-plan" accel-args kvm | tr '\n' ' ')" = "-accel kvm -cpu host " ]
+}
+
+@test "accel-probe: /dev/kvm there but QEMU aborts: auto falls back to TCG with QEMU's words; cached" {
+	FAKE_KVM=abort probe
+	[ "$status" -eq 0 ]
+	[[ "$output" == "tcg KVM is there but does not run guests: QEMU with -accel kvm -cpu host exited 134: qemu-system-x86_64: error: failed to set MSR 0x10a to 0x69" ]]
+	[ "$(kvm_runs)" = 1 ]
+	# the verdict is cached: no second probe
+	FAKE_KVM=abort probe
+	[[ "$output" == "tcg KVM is there but does not run guests: "*"(probed once, cached in $BUILD/accel/"* ]]
+	[ "$(kvm_runs)" = 1 ]
+	[ "$(find "$BUILD/accel" -type f -name '????????????????' | wc -l)" = 1 ]
+}
+
+@test "accel-probe: a KVM guest that prints nothing is not working KVM; found within the probe timeout" {
+	start=$SECONDS
+	FAKE_KVM=hang PROBE_TIMEOUT=1 probe
+	[ "$status" -eq 0 ]
+	[ "$output" = "tcg KVM is there but does not run guests: with -accel kvm -cpu host the probe guest printed nothing in 1s" ]
+	[ $((SECONDS - start)) -lt 5 ]
+	run ! pgrep -f "$BATS_TEST_TMPDIR/.*probe.img"
+}
+
+@test "accel-probe: ACCEL=kvm where KVM does not work exits 2 at once with the reason" {
+	start=$SECONDS
+	FAKE_KVM=abort ACCEL=kvm probe
+	[ "$status" -eq 2 ]
+	[ "$output" = "" ]
+	[[ "$stderr" == "error: ACCEL=kvm, but KVM does not work here: KVM is there but does not run guests: QEMU with -accel kvm -cpu host exited 134: "*"failed to set MSR 0x10a"*"(use ACCEL=auto or ACCEL=tcg)" ]]
+	KVM_DEV=$BATS_TEST_TMPDIR/none ACCEL=kvm probe
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"ACCEL=kvm, but KVM does not work here: no $BATS_TEST_TMPDIR/none here"* ]]
+	[ $((SECONDS - start)) -lt 5 ]
+	# (another build/: the verdict above is cached)
+	BUILD=$BATS_TEST_TMPDIR/other ACCEL=kvm FAKE_KVM=works probe
+	[ "$status" -eq 0 ]
+	[[ "$output" == "kvm "* ]]
+}
+
+@test "accel-probe: a bad ACCEL or PROBE_TIMEOUT is a usage error" {
+	ACCEL=hvf probe
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"ACCEL must be auto, kvm or tcg, not 'hvf'"* ]]
+	PROBE_TIMEOUT=soon probe
+	[ "$status" -eq 2 ]
+}
+
+# A fake podman that records its command lines (scripts/image and the
+# podman probe need image exists/inspect and a run that works).
+fake_podman() {
+	cat >"$BATS_TEST_TMPDIR/podman" <<EOF
+#!/bin/sh
+case "\$1 \$2" in
+"--version "*) echo "podman version 9.9" ;;
+"image exists") exit 0 ;;
+"image inspect") echo sha256:fake ;;
+"run "*) echo "\$*" >>"$BATS_TEST_TMPDIR/podman.calls" ;;
+esac
+exit 0
+EOF
+	chmod +x "$BATS_TEST_TMPDIR/podman"
+	export PODMAN=$BATS_TEST_TMPDIR/podman
+}
+
+@test "in-container: /dev/kvm goes into the container unless ACCEL=tcg, and ACCEL and TESTS with it" {
+	fake_podman
+	ACCEL=auto TESTS='umcg/switch*' "$TOP/scripts/in-container" true
+	last=$(tail -n1 "$BATS_TEST_TMPDIR/podman.calls")
+	[[ "$last" == *" --device $KVM_DEV:/dev/kvm "* ]]
+	[[ "$last" == *" -e ACCEL=auto "* ]]
+	[[ "$last" == *" -e TESTS=umcg/switch* "* ]]
+	ACCEL=tcg "$TOP/scripts/in-container" true
+	last=$(tail -n1 "$BATS_TEST_TMPDIR/podman.calls")
+	[[ "$last" != *"--device"* ]]
+	KVM_DEV=$BATS_TEST_TMPDIR/none "$TOP/scripts/in-container" true
+	last=$(tail -n1 "$BATS_TEST_TMPDIR/podman.calls")
+	[[ "$last" != *"--device"* ]]
+}

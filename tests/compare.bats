@@ -1,0 +1,96 @@
+#!/usr/bin/env bats
+bats_require_minimum_version 1.5.0
+# make compare (scripts/compare): two result sets, per variant and test.
+
+load helpers
+
+setup() {
+	export PYTHONDONTWRITEBYTECODE=1
+	A=$BATS_TEST_TMPDIR/A
+	B=$BATS_TEST_TMPDIR/B
+}
+
+# res DIR VARIANT CLASS PY-EXTRA: a results.json with the tests of
+# PY-EXTRA's "t" (id -> status or (status, metrics)) and more keys.
+res() {
+	mkdir -p "$1/$2"
+	python3 -c 'import json, sys
+d, v, cls = sys.argv[1], sys.argv[2], int(sys.argv[3])
+extra = eval(sys.argv[4])
+tests = []
+for tid, st in extra.pop("t", {}).items():
+    st, m = st if isinstance(st, tuple) else (st, {})
+    tests.append({"id": tid, "status": st, "metrics": m, "note": None})
+r = {"variant": v, "exit_class": cls, "exit_class_name": "c%d" % cls,
+     "boot": {"ready_uptime_s": 1.5}, "kernel_problems": [], "tests": tests}
+r.update(extra)
+json.dump(r, open(d + "/" + v + "/results.json", "w"))' "$1" "$2" "$3" "$4"
+}
+
+@test "compare: the same results are no regression (exit 0)" {
+	res "$A" default 0 "{'t': {'umcg/switch/global.a': 'pass', 'smoke/smoke/global.b': 'skip'}}"
+	cp -r "$A" "$B"
+	run "$TOP/scripts/compare" "$A" "$B"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"compare: no regression; 0 new failures, 0 fixed, 0 other status changes"* ]]
+}
+
+@test "compare: a new failure, a fixed test, a status change, a metric ratio; exit 1" {
+	res "$A" default 0 "{'t': {'umcg/switch/global.a': 'pass', 'umcg/block/global.c': 'fail',
+		'smoke/smoke/global.b': 'pass', 'umcg-bench/switch_bench/global.x': ('pass', {'umcg_futex_ratio': 1.06, 'unit': 'ns'})}}"
+	res "$B" default 1 "{'t': {'umcg/switch/global.a': 'fail', 'umcg/block/global.c': 'pass',
+		'smoke/smoke/global.b': 'skip', 'umcg-bench/switch_bench/global.x': ('pass', {'umcg_futex_ratio': 1.59, 'unit': 'ns'})},
+		'boot': {'ready_uptime_s': 1.75}}"
+	run "$TOP/scripts/compare" "$A" "$B"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"== default   REGRESSED"* ]]
+	[[ "$output" == *"   class 0 c0 -> 1 c1   WORSE"* ]]
+	[[ "$output" == *"   NEW FAILURE  umcg/switch/global.a: pass -> fail"* ]]
+	[[ "$output" == *"   FIXED        umcg/block/global.c: fail -> pass"* ]]
+	[[ "$output" == *"   CHANGED      smoke/smoke/global.b: pass -> skip"* ]]
+	[[ "$output" == *"   metric umcg-bench/switch_bench/global.x umcg_futex_ratio: 1.06 -> 1.59 (+0.53, x1.500)"* ]]
+	[[ "$output" == *"   boot to READY (guest uptime, s): 1.5 -> 1.75 (+0.25, x1.167)"* ]]
+	[[ "$output" == *"compare: regressed: default; 1 new failures, 1 fixed, 1 other status changes"* ]]
+	# the first row is the news
+	[[ "$(grep -m1 '^   [A-Z]' <<<"$output")" == "   NEW FAILURE"* ]]
+}
+
+@test "compare: a new kernel problem or a missing variant regresses; fewer tests run do not" {
+	res "$A" default 0 "{'t': {'a/b/c': 'pass', 'a/b/d': 'pass'}}"
+	res "$A" off 0 "{'t': {'a/b/c': 'pass'}}"
+	res "$B" default 3 "{'t': {'a/b/c': 'pass'}, 'kernel_problems': [{'kind': 'warning', 'first_line': 'WARNING: at kernel/sched/umcg.c:10'}]}"
+	run "$TOP/scripts/compare" "$A" "$B"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"   NEW KERNEL PROBLEM  warning: 0 -> 1 (WARNING: at kernel/sched/umcg.c:10)"* ]]
+	[[ "$output" == *"   only in A    a/b/d: pass -> -"* ]]
+	[[ "$output" == *"== off: in A only: no result in B   REGRESSED"* ]]
+	# only the variants asked for
+	res "$B" default 0 "{'t': {'a/b/c': 'pass'}}"
+	run "$TOP/scripts/compare" --variants default "$A" "$B"
+	[ "$status" -eq 0 ]
+}
+
+@test "compare: CI downloads (results-<variant>/) and single variant directories; bad input is exit 2" {
+	res "$A" default 0 "{'t': {'a/b/c': 'pass'}}"
+	mkdir -p "$B"
+	res "$BATS_TEST_TMPDIR/dl" default 1 "{'t': {'a/b/c': 'fail'}}"
+	mv "$BATS_TEST_TMPDIR/dl/default" "$B/results-default"
+	run "$TOP/scripts/compare" "$A" "$B"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"NEW FAILURE  a/b/c: pass -> fail"* ]]
+	run "$TOP/scripts/compare" "$A/default" "$B/results-default"
+	[ "$status" -eq 1 ]
+	run "$TOP/scripts/compare" "$A" "$BATS_TEST_TMPDIR/nothing"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"is not a directory of results"* ]]
+	mkdir "$BATS_TEST_TMPDIR/empty"
+	run "$TOP/scripts/compare" "$A" "$BATS_TEST_TMPDIR/empty"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no results.json in"* ]]
+	run make -s -C "$TOP" compare
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"give A=<results dir>"* ]]
+}

@@ -1,0 +1,156 @@
+#!/usr/bin/env bats
+bats_require_minimum_version 1.5.0
+# Everyday use on a fake project (tests/helpers.bash: fake_project, the
+# fake QEMU): ACCEL in a real test-variant run, TESTS from make to the
+# guest's run-suite, make rerun-failed, kernel reports decoded to
+# file:line from the artifacts alone, and the per-test report.
+
+load helpers
+
+setup_file() {
+	fake_project "$BATS_FILE_TMPDIR/p"
+	add_variant crash '#@ extends = default' '#@ kernel = default' '#@ cmdline = fake=panic'
+	add_variant failing '#@ extends = default' '#@ kernel = default' '#@ cmdline = fake=fail'
+	VARIANTS="default crash failing" "$TOP/scripts/build-all" >"$BATS_FILE_TMPDIR/build.out" 2>&1
+}
+
+setup() {
+	cp -a "$BATS_FILE_TMPDIR/p" "$BATS_TEST_TMPDIR/p"
+	local d=$BATS_TEST_TMPDIR/p
+	export BUILD=$d/build ARTIFACTS=$d/artifacts RESULTS=$d/results PATCHES=$d/patches
+	export CONFIGS=$d/configs GUEST_TESTS=$d/guest-tests KSRC_TARBALL=$d/linux-source-6.12.tar.xz
+	export FAKE_QEMU_LOG=$BATS_TEST_TMPDIR/qemu.log KVM_DEV=$BATS_TEST_TMPDIR/kvm PREBUILT=1
+	export PYTHONDONTWRITEBYTECODE=1
+	touch "$KVM_DEV"
+	unset ACCEL TESTS SUITES FAKE_KVM NO_COLOR
+}
+
+result() { # VARIANT JQ
+	jq -r "$2" "$RESULTS/$1/results.json"
+}
+
+boot_line() { # the QEMU command line of the boot (not the probe)
+	grep -- '-kernel ' "$FAKE_QEMU_LOG" | tail -n1
+}
+
+@test "test-variant: KVM that works is used, said, and recorded in the log and results.json; timeouts scale" {
+	FAKE_KVM=works run "$TOP/scripts/test-variant" default
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"accel: kvm (the KVM probe guest ran in "* ]]
+	[[ "$(boot_line)" == "-accel kvm -cpu host -no-reboot -nographic "* ]]
+	grep -q '^@@@ HARNESS ACCEL kvm the KVM probe guest ran in ' "$RESULTS/default/console.log"
+	grep -q '^@@@ HARNESS QEMU qemu-system-x86_64 -accel kvm -cpu host ' "$RESULTS/default/console.log"
+	[ "$(result default .accel.name)" = kvm ]
+	[[ "$(result default .accel.reason)" == "the KVM probe guest ran in "* ]]
+	# the variant's and suites' timeouts are sized for TCG: halved for KVM
+	run "$TOP/scripts/boot-plan" --accel kvm harness "$ARTIFACTS" default /x.log
+	[[ "$output" == *$'\n/x.log\ndefault\n3\n3\nsmoke:3\n'* ]]
+	run "$TOP/scripts/boot-plan" harness "$ARTIFACTS" default /x.log
+	[[ "$output" == *$'\n/x.log\ndefault\n5\n5\nsmoke:5\n'* ]]
+}
+
+@test "test-variant: where KVM aborts, auto falls back to TCG and results.json says why" {
+	FAKE_KVM=abort run "$TOP/scripts/test-variant" default
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"accel: tcg (KVM is there but does not run guests: QEMU with -accel kvm -cpu host exited 134: "*"failed to set MSR 0x10a"* ]]
+	[[ "$(boot_line)" == "-accel tcg,thread=multi -no-reboot "* ]]
+	[ "$(result default .accel.name)" = tcg ]
+	[[ "$(result default .accel.reason)" == *"failed to set MSR 0x10a"* ]]
+}
+
+@test "test-variant: ACCEL=kvm where KVM does not work is class 2 within seconds, nothing booted" {
+	start=$SECONDS
+	ACCEL=kvm FAKE_KVM=hang PROBE_TIMEOUT=1 run "$TOP/scripts/test-variant" default
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[ $((SECONDS - start)) -lt 10 ]
+	[[ "$output" == *"error: ACCEL=kvm, but KVM does not work here: "*"printed nothing in 1s"* ]]
+	[[ "$(result default '.reasons[0].reason')" == "ACCEL=kvm, but KVM does not work here: "* ]]
+	[ ! -e "$RESULTS/default/console.log" ]
+	[ -z "$(boot_line)" ]
+}
+
+@test "TESTS: picks the suites, reaches all_variants suites by name only, and goes to run-suite quoted" {
+	TESTS='selftest/ok' run "$TOP/scripts/test-variant" default
+	[ "$status" -eq 0 ]
+	[ "$(result default '[.suites[].name] | join(" ")')" = selftest ]
+	grep -qx "@@@ HARNESS SEND run-suite selftest 'selftest/ok'" "$RESULTS/default/console.log"
+	TESTS='smo* sm*/x/y' run "$TOP/scripts/test-variant" default
+	[ "$(result default '[.suites[].name] | join(" ")')" = smoke ]
+	grep -qx "@@@ HARNESS SEND run-suite smoke 'smo\*' 'sm\*/x/y'" "$RESULTS/default/console.log"
+	# a wildcard never reaches the all_variants (crash, hang) suites
+	TESTS='*' run "$TOP/scripts/test-variant" default
+	[ "$(result default '[.suites[].name] | join(" ")')" = smoke ]
+	TESTS='nosuch*' run "$TOP/scripts/test-variant" default
+	[ "$status" -eq 2 ]
+	[[ "$(result default '.reasons[0].reason')" == "TESTS='nosuch*' selects none of the suites of default (smoke)"* ]]
+	TESTS="smoke/x'y" run "$TOP/scripts/test-variant" default
+	[ "$status" -eq 2 ]
+	[[ "$(result default '.reasons[0].reason')" == *"has a character a test glob cannot have"* ]]
+}
+
+@test "rerun-failed: boots again with exactly the failed tests; nothing failed, nothing run" {
+	run "$TOP/scripts/test-variant" failing
+	[ "$status" -eq 1 ]
+	[ "$(result failing '[.tests[] | select(.status == "fail") | .id] | join(" ")')" = smoke/t/fake ]
+	run "$TOP/scripts/rerun-failed" failing
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"rerun-failed: failing: SUITES='smoke' TESTS='smoke/t/fake'"* ]]
+	grep -qx "@@@ HARNESS SEND run-suite smoke 'smoke/t/fake'" "$RESULTS/failing/console.log"
+	run "$TOP/scripts/test-variant" default
+	[ "$status" -eq 0 ]
+	rm "$FAKE_QEMU_LOG"
+	run "$TOP/scripts/rerun-failed" default
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"nothing failed in "*"default: nothing to run again"* ]]
+	[ ! -e "$FAKE_QEMU_LOG" ]
+}
+
+@test "kernel reports are decoded to file:line from the artifacts alone, in results.json and the report" {
+	# no tree, no objects: only artifacts/ and the source package's tarball
+	rm -rf "$BUILD/linux" "$BUILD/src" "$BUILD/default"
+	run "$TOP/scripts/test-variant" crash
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ "$(result crash '.kernel_problems[0].decoded')" == *" fake_panic_fn (kernel/foo.c:4)"* ]]
+	[[ "$(result crash '.kernel_problems[0].excerpt')" == *" fake_panic_fn+0x1a/0x40"* ]]
+	[ "$(result crash .symbolized.vmlinux)" = "$ARTIFACTS/default/vmlinux.xz" ]
+	[ "$(result crash .symbolized.error)" = null ]
+	[ -f "$BUILD/symbols/tools/scripts/decode_stacktrace.sh" ]
+	# in the terminal output too
+	[[ "$output" == *"[CRASH] kernel panic during smoke (console.log line "*"): Kernel panic - not syncing: fake panic"* ]]
+	[[ "$output" == *"        | "*"fake_panic_fn (kernel/foo.c:4)"* ]]
+}
+
+@test "symbolize: a vmlinux of another kernel is refused, said in results.json; the verdict stays" {
+	run "$TOP/scripts/test-variant" crash
+	[ "$status" -eq 3 ]
+	sed -i 's/6.12.0-fake/6.12.0-other/' "$RESULTS/crash/results.json"
+	run "$TOP/scripts/symbolize" "$RESULTS/crash"
+	[ "$status" -eq 0 ]
+	[[ "$(result crash .symbolized.error)" == "the log shows kernel 6.12.0-other, but "*"crash/variant.json holds 6.12.0-fake" ]]
+	[ "$(result crash .exit_class)" = 3 ]
+}
+
+@test "report: one line per test, excerpts under failures; colour only on a terminal and never with NO_COLOR" {
+	run "$TOP/scripts/test-variant" failing
+	run "$TOP/scripts/report" "$RESULTS/failing"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "[FAIL]  smoke/t/fake" ]
+	[ "${lines[1]}" = "        | not ok 1 fake" ]
+	[[ "$output" != *$'\e'* ]]
+	run "$TOP/scripts/report" --color always "$RESULTS/failing"
+	[[ "${lines[0]}" == $'\e[1;31m[FAIL]\e[0m  smoke/t/fake' ]]
+	# on a terminal (script(1) gives it one)
+	run script -qec "'$TOP/scripts/report' '$RESULTS/failing'" /dev/null
+	[[ "$output" == *$'\e[1;31m[FAIL]'* ]]
+	NO_COLOR=1 run script -qec "'$TOP/scripts/report' '$RESULTS/failing'" /dev/null
+	[[ "$output" == *"[FAIL]"* ]]
+	[[ "$output" != *$'\e['* ]]
+	run "$TOP/scripts/test-variant" default
+	run "$TOP/scripts/report" "$RESULTS/default"
+	[ "$output" = "[PASS]  smoke/t/fake" ]
+}
