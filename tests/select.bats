@@ -58,6 +58,15 @@ for i in os.environ["all"].split():
 	[[ "$output" == *"s/plain is not a kselftest_harness program"* ]]
 }
 
+@test "run-suite: a harness program whose -l lists nothing is run whole, not skipped" {
+	printf '#!/bin/sh\n# [-t|-T|-v|-V|-f|-F|-r name]\n[ "$1" = -l ] && exit 4\necho "TAP version 13"; echo "1..1"; echo "ok 1 global.x"\n' >"$TESTS_DIR/s/quiet"
+	chmod +x "$TESTS_DIR/s/quiet"
+	run sh "$TOP/guest-tests/runner/run-suite" s 's/quiet/global.x'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"# run-suite: s/quiet listed no tests (-l): it runs whole"* ]]
+	[[ "$output" == *"ok 1 global.x"* ]]
+}
+
 @test "run-suite: a selection that runs nothing is rc=2 and says so, not a pass" {
 	run sh "$TOP/guest-tests/runner/run-suite" s 's/nosuch'
 	[ "$status" -eq 2 ]
