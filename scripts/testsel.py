@@ -86,6 +86,19 @@ def selects(globs, suite, program=None, test=None):
     return False
 
 
+def suites(own, others, globs):
+    """The suites a run with GLOBS needs, from a variant's OWN suites and
+    the OTHERS of its initramfs (the all_variants ones): a glob's suite
+    part that is a plain name reaches any of them; a wildcard ranges over
+    OWN only, so TESTS='*' never runs the harness's crash self-tests."""
+    cands = list(own)
+    for g in globs:
+        name = split(g)[0]
+        if not has_meta(name) and name in others and name not in cands:
+            cands.append(name)
+    return [s for s in cands if selects(globs, s) is not False]
+
+
 def has_meta(text):
     return any(c in text for c in META)
 
