@@ -34,8 +34,12 @@ B          ?= results
 GOOD       ?=
 ## BAD: a later kernel-tree commit where they fail (bisect-run) [none]
 BAD        ?=
+## CCACHE_REMOTE: a shared compiler cache, ccache remote storage URL, e.g. redis://host:6379 [none]
+CCACHE_REMOTE ?=
+## DISTCC_HOSTS: distcc daemons "host:port/jobs ...", each running scripts/distccd-serve [none]
+DISTCC_HOSTS  ?=
 
-export RUNTIME VARIANTS JOBS VARIANT SUITES LOG TESTS ACCEL GOOD BAD
+export RUNTIME VARIANTS JOBS VARIANT SUITES LOG TESTS ACCEL GOOD BAD CCACHE_REMOTE DISTCC_HOSTS
 ifneq ($(strip $(BASE_IMAGE)),)
 export BASE_IMAGE
 endif
@@ -50,7 +54,7 @@ SETUP_LISTS := $(if $(filter native,$(RUNTIME)),native,podman)
 .DEFAULT_GOAL := all
 .PHONY: all help setup base-image image container-build kernel-tree \
 	patches-export series-check repro-check matrix boot test-variant bench parse \
-	rerun-failed compare bisect-run check test clean distclean
+	rerun-failed compare bisect-run check check-scale test clean distclean
 
 # One recipe, so that `make -j` cannot boot a kernel before it is built;
 # a variant that fails to build is still a (class 2) row of the matrix.
@@ -122,9 +126,12 @@ check: setup ## the test command: tooling tests, the main job, harness tests
 	@scripts/host-setup check
 	@scripts/check
 
+check-scale: setup ## the slow scale-out tests: a kernel through a shared ccache and distcc
+	@$(IN) scripts/check-scale
+
 clean: ## remove build objects, artifacts and results (keeps tree, ccache, images)
 	@for v in $$(scripts/variant list); do rm -rf "build/$$v"; done
-	rm -rf build/repro build/initramfs build/bisect-run build/symbols artifacts results
+	rm -rf build/src/*/.obj-* build/repro build/scale build/initramfs build/bisect-run build/symbols artifacts results
 	-git -C build/linux worktree prune 2>/dev/null
 
 distclean: clean ## remove everything generated, images included

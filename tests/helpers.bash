@@ -34,11 +34,18 @@ tinyconfig:
 	@mkdir -p $(O) && echo 'CONFIG_TINY=y' >$(O)/.config
 olddefconfig:
 	@sed -i '/^CONFIG_NEEDS_MISSING=/d' $(O)/.config
+# As Kbuild: sources are named relative to the objects ("..") when these
+# are one directory below the tree, else by the tree's absolute path; and
+# the name ends up in the kernel, as in KASAN's global descriptors.
+srctree := $(if $(filter $(CURDIR)/,$(dir $(realpath $(O)))),..,$(CURDIR))
 all:
 	@if grep -q '^CONFIG_BREAK_BUILD=y' $(O)/.config; then echo 'kernel/foo.c:1:1: error: broken on purpose' >&2; exit 1; fi
 	@if grep -q 'FAKE_NO_BUILD' kernel/foo.c; then echo 'kernel/foo.c:1:1: error: FAKE_NO_BUILD' >&2; exit 1; fi
 	@mkdir -p $(O)/arch/x86/boot $(O)/include/config
-	@cat $(O)/.config kernel/foo.c >$(O)/arch/x86/boot/bzImage
+	@{ cat $(O)/.config kernel/foo.c; echo 'source: $(srctree)/kernel/foo.c'; } >$(O)/arch/x86/boot/bzImage
+	@mkdir -p $(O)/kernel $(O)/lib
+	@echo '$$(wildcard include/config/FEATURE)' >$(O)/kernel/.foo.o.cmd
+	@echo 'cmd_lib/bar.o := gcc' >$(O)/lib/.bar.o.cmd
 	@echo 6.12.0-fake >$(O)/include/config/kernel.release
 	@echo 'ffffffff81000000 T _text' >$(O)/System.map
 	@cp $(O)/arch/x86/boot/bzImage $(O)/vmlinux

@@ -1,0 +1,229 @@
+#!/usr/bin/env bats
+bats_require_minimum_version 1.5.0
+# Tooling tests of how kernels are built fast without changing a bit: the
+# objects inside the tree (no checkout path in the kernel), the second
+# checkout of repro-check, the skipped config step, donors, and the
+# compiler environment (ccache, remote storage, distcc). The fake kernel
+# (tests/helpers.bash) names its source as Kbuild does and writes .o.cmd
+# files with CONFIG_ dependencies as fixdep does.
+
+load helpers
+
+setup() {
+	fake_project "$BATS_TEST_TMPDIR/p"
+	"$TOP/scripts/prepare-source" >/dev/null 2>&1
+}
+
+tree() { readlink -f "$BUILD/linux"; }
+
+@test "two checkouts at different paths build the same kernel bytes" {
+	VARIANTS=default "$TOP/scripts/build-all" >/dev/null 2>&1
+	a=$(sha256sum <"$ARTIFACTS/default/bzImage")
+	# The same project again, elsewhere, at a path of another length.
+	fake_project "$BATS_TEST_TMPDIR/another/place/for/the/checkout"
+	VARIANTS=default "$TOP/scripts/build-all" >/dev/null 2>&1
+	grep -a '^source: ' "$ARTIFACTS/default/bzImage"
+	[ "$(sha256sum <"$ARTIFACTS/default/bzImage")" = "$a" ]
+	# the objects are in the tree, build/<variant> points at them
+	[ -L "$BUILD/default" ]
+	[ "$(readlink -f "$BUILD/default")" = "$(tree)/.obj-default" ]
+	[ -z "$(git -C "$(tree)" status --porcelain)" ]
+}
+
+@test "repro-check: rebuilds from a second checkout path, a year later, and finds the kernel identical" {
+	VARIANTS=default "$TOP/scripts/build-all" >/dev/null 2>&1
+	VARIANTS=default run "$TOP/scripts/repro-check"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"repro: second checkout"*"second-checkout/of/the/kernel-tree"* ]]
+	[[ "$output" == *"repro default/bzImage"*identical* ]]
+	[[ "$output" == *"repro default/headers.tar.xz"*identical* ]]
+	# the second checkout is gone afterwards, the tree keeps one worktree
+	[ "$(git -C "$(tree)" worktree list | wc -l)" -eq 1 ]
+	# a kernel that depends on the checkout path is caught
+	echo 'abs: /a/path/only/this/checkout/has' >>"$ARTIFACTS/default/bzImage"
+	VARIANTS=default run "$TOP/scripts/repro-check"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"repro default/bzImage"*DIFFERENT* ]]
+}
+
+@test "build-kernel: the config step is skipped when its inputs did not change, run when they did" {
+	"$TOP/scripts/build-kernel" default 2>/dev/null
+	# a new commit in the tree (an edited patch) rebuilds the kernel ...
+	echo '/* edited */' >>"$(tree)/kernel/foo.c"
+	git -C "$(tree)" -c user.name=t -c user.email=t@t commit -qam edit
+	run "$TOP/scripts/build-kernel" default
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# ... without the config step
+	[[ "$output" == *"default: config"*"unchanged, skipped"* ]]
+	[[ "$output" == *"default: kernel"*ok* ]]
+	grep -q 'edited' "$ARTIFACTS/default/bzImage"
+	# an option of a fragment changed: the config step runs
+	echo 'CONFIG_MORE=y' >>"$CONFIGS/default.variant"
+	run "$TOP/scripts/build-kernel" default
+	[[ "$output" != *"unchanged, skipped"* ]]
+	grep -qx 'CONFIG_MORE=y' "$ARTIFACTS/default/config"
+	# a Kconfig file of the tree changed: it runs again
+	echo 'config MORE' >"$(tree)/Kconfig"
+	git -C "$(tree)" add Kconfig
+	git -C "$(tree)" -c user.name=t -c user.email=t@t commit -qm kconfig
+	run "$TOP/scripts/build-kernel" default
+	[[ "$output" != *"unchanged, skipped"* ]]
+	# a comment in base.config rebuilds the kernel (it is an input of
+	# the build), but it is not an input of the config step
+	echo '# a comment' >>"$CONFIGS/base.config"
+	run "$TOP/scripts/build-kernel" default
+	echo "$output"
+	[[ "$output" == *"default: kernel"*ok* ]]
+	[[ "$output" == *"unchanged, skipped"* ]]
+}
+
+@test "build-kernel: a variant not built yet starts from a donor and names it; the bytes are a clean build's" {
+	add_variant other 'CONFIG_FEATURE=n' '#@ cmdline = fake=clean'
+	"$TOP/scripts/build-kernel" default 2>/dev/null
+	run "$TOP/scripts/build-kernel" other
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"kernel other"*"donor default: 1 of 2 objects reusable, 1 symbols differ"* ]]
+	grep -q 'donor default' "$ARTIFACTS/other/build.log"
+	grep -qx 'CONFIG_FEATURE=n' "$ARTIFACTS/other/config"
+	a=$(sha256sum <"$ARTIFACTS/other/bzImage")
+	# the donor's build record was not copied: this is other's own
+	grep -q '"variant": "other"' "$(tree)/.obj-other/.pipeline-built"
+	# without a donor: the same bytes, and no donor named
+	rm -rf "$(tree)/.obj-other"
+	NO_DONOR=1 run "$TOP/scripts/build-kernel" other
+	[[ "$output" != *donor* ]]
+	[ "$(sha256sum <"$ARTIFACTS/other/bzImage")" = "$a" ]
+	# an object directory with a build of its own is never replaced
+	echo 'CONFIG_X=y' >>"$CONFIGS/other.variant"
+	run "$TOP/scripts/build-kernel" other
+	[[ "$output" != *donor* ]]
+}
+
+# A fake object directory: .config lines and .o.cmd files, each with the
+# symbols it depends on ("-" for none).
+fake_obj() { # TREE VARIANT COMMIT CONFIG_LINES DEPS...
+	local d=$1/.obj-$2 i=0
+	mkdir -p "$d"
+	printf '%b' "$4" >"$d/.config"
+	printf '{"variant": "%s", "commit": "%s", "toolchain": "gcc 12"}\n' "$2" "$3" >"$d/.pipeline-built"
+	shift 4
+	for deps in "$@"; do
+		i=$((i + 1))
+		mkdir -p "$d/dir$i"
+		: >"$d/dir$i/.f$i.o.cmd"
+		[ "$deps" = - ] && continue
+		for s in $deps; do echo "  \$(wildcard include/config/$s) \\" >>"$d/dir$i/.f$i.o.cmd"; done
+	done
+}
+
+@test "kernel-donor: most reusable objects wins; other commit, toolchain, flags or too little reuse rule one out" {
+	t=$BATS_TEST_TMPDIR/t
+	mkdir -p "$t/scripts" "$t/arch/x86"
+	printf 'ifdef CONFIG_KASAN\nKBUILD_CFLAGS += -fsanitize=kernel-address\nendif\n# CONFIG_MENTIONED in a comment only\n' >"$t/scripts/Makefile.kasan"
+	printf 'CONFIG_A=y\nCONFIG_B=y\n# CONFIG_C is not set\nCONFIG_MENTIONED=y\n' >"$t/.config.want"
+	mkdir -p "$t/.obj-new" && cp "$t/.config.want" "$t/.obj-new/.config"
+	# near: differs in B only (2 of 4 objects depend on it)
+	fake_obj "$t" near c1 'CONFIG_A=y\n# CONFIG_B is not set\nCONFIG_MENTIONED=y\n' B 'A B' A -
+	# far: differs in A and B (3 of 4 depend on them)
+	fake_obj "$t" far c1 'CONFIG_MENTIONED=y\n' B A 'A B' -
+	# flags: one symbol the flag Makefiles test
+	fake_obj "$t" flags c1 'CONFIG_A=y\nCONFIG_B=y\nCONFIG_KASAN=y\nCONFIG_MENTIONED=y\n' - - - -
+	# old: built from another commit; broken: no record
+	fake_obj "$t" old c0 'CONFIG_A=y\nCONFIG_B=y\nCONFIG_MENTIONED=y\n' - - - -
+	mkdir -p "$t/.obj-broken"
+	cp "$t/.config.want" "$t/.obj-broken/.config"
+	run --separate-stderr "$TOP/scripts/kernel-donor" "$t" new --commit c1 --toolchain 'gcc 12'
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "near 2 4 1" ]
+	[[ "$stderr" == *"donor flags: not taken (other compiler flags: CONFIG_KASAN)"* ]]
+	[[ "$stderr" == *"donor old: not taken (built from another commit)"* ]]
+	[[ "$stderr" == *"donor broken: not taken (no finished build)"* ]]
+	[[ "$stderr" == *"donor far: candidate (1 of 4 objects reusable"* ]]
+	# another toolchain: none is taken
+	run --separate-stderr "$TOP/scripts/kernel-donor" "$t" new --commit c1 --toolchain 'gcc 13'
+	[ "$status" -eq 0 ]
+	[ "$output" = "" ]
+	[[ "$stderr" == *"donor near: not taken (built with another toolchain)"* ]]
+	# too little to reuse (every object depends on a differing symbol)
+	rm -rf "$t"/.obj-near "$t"/.obj-far "$t"/.obj-flags "$t"/.obj-old
+	fake_obj "$t" all c1 'CONFIG_A=y\nCONFIG_MENTIONED=y\n' B B B B B B B B B B B
+	run --separate-stderr "$TOP/scripts/kernel-donor" "$t" new --commit c1 --toolchain 'gcc 12'
+	[ "$output" = "" ]
+	[[ "$stderr" == *"donor all: not taken (0 of 11 objects reusable, under 10%)"* ]]
+	# no .config of its own yet: an error, not a guess
+	rm "$t/.obj-new/.config"
+	run "$TOP/scripts/kernel-donor" "$t" new --commit c1 --toolchain 'gcc 12'
+	[ "$status" -eq 2 ]
+}
+
+# Fake masquerade directories and a fake distcc that knows its slots.
+fake_compilers() {
+	mkdir -p "$BATS_TEST_TMPDIR/ccache-masq" "$BATS_TEST_TMPDIR/distcc-masq" "$BATS_TEST_TMPDIR/bin"
+	export CCACHE_MASQUERADE=$BATS_TEST_TMPDIR/ccache-masq DISTCC_MASQUERADE=$BATS_TEST_TMPDIR/distcc-masq
+	printf '#!/bin/sh\n[ "$1" = -j ] && { echo 6; exit 0; }\nexit 1\n' >"$BATS_TEST_TMPDIR/bin/distcc"
+	chmod +x "$BATS_TEST_TMPDIR/bin/distcc"
+	export PATH=$BATS_TEST_TMPDIR/bin:$PATH
+}
+
+@test "compiler-env: ccache, its remote storage, distcc behind ccache or alone" {
+	fake_compilers
+	unset NO_CCACHE
+	run env CCACHE_REMOTE=redis://127.0.0.1:6390 "$TOP/scripts/compiler-env"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	eval "$output"
+	[ "$CCACHE_REMOTE_STORAGE" = redis://127.0.0.1:6390 ]
+	[ "$CCACHE_RESHARE" = 1 ]
+	[ "$CCACHE_STATE" = remote ]
+	[ "$DISTCC_STATE" = off ]
+	[[ "$PATH" == "$CCACHE_MASQUERADE":* ]]
+	[ "$BUILD_JOBS" = "$(nproc)" ]
+	# distcc behind ccache: only misses are sent, jobs = the hosts' slots
+	run env DISTCC_HOSTS='127.0.0.1:3632/3 127.0.0.1:3633/3' "$TOP/scripts/compiler-env"
+	eval "$output"
+	[ "$CCACHE_PREFIX" = distcc ]
+	[ "$DISTCC_STATE" = on ]
+	[ "$BUILD_JOBS" = 6 ]
+	# distcc alone: its masquerade directory in front of gcc
+	run env NO_CCACHE=1 DISTCC_HOSTS='127.0.0.1:3632/3' "$TOP/scripts/compiler-env"
+	eval "$output"
+	[[ "$PATH" == "$DISTCC_MASQUERADE":* ]]
+	[ "$CCACHE_STATE" = off ]
+	# bad input: exit 2 naming it
+	run env CCACHE_REMOTE=somewhere "$TOP/scripts/compiler-env"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"CCACHE_REMOTE must be a ccache remote storage URL"*somewhere* ]]
+	run env NO_CCACHE=1 CCACHE_REMOTE=redis://x "$TOP/scripts/compiler-env"
+	[ "$status" -eq 2 ]
+}
+
+@test "in-container: CCACHE_REMOTE and DISTCC_HOSTS reach the container, which gets a network only then" {
+	p=$BATS_TEST_TMPDIR/proj
+	mkdir -p "$p/scripts"
+	cp "$TOP/scripts/in-container" "$TOP/scripts/lib.sh" "$p/scripts/"
+	printf '#!/bin/sh\necho localhost/kernel-pipeline:test\n' >"$p/scripts/image"
+	printf '#!/bin/sh\n' >"$p/scripts/podman-probe"
+	printf '#!/bin/sh\n[ "$1" = image ] && { echo sha256:1; exit 0; }\necho "$*" >>"%s"\n' \
+		"$BATS_TEST_TMPDIR/podman.calls" >"$BATS_TEST_TMPDIR/podman"
+	chmod +x "$p"/scripts/* "$BATS_TEST_TMPDIR/podman"
+	run env -u TOP -u BUILD -u ARTIFACTS -u RESULTS PODMAN="$BATS_TEST_TMPDIR/podman" RUNTIME=podman \
+		"$p/scripts/in-container" true
+	[ "$status" -eq 0 ]
+	run cat "$BATS_TEST_TMPDIR/podman.calls"
+	[[ "$output" == *"--network none"* ]]
+	[[ "$output" != *CCACHE_REMOTE* ]]
+	: >"$BATS_TEST_TMPDIR/podman.calls"
+	run env -u TOP -u BUILD -u ARTIFACTS -u RESULTS PODMAN="$BATS_TEST_TMPDIR/podman" RUNTIME=podman \
+		CCACHE_REMOTE=redis://10.0.0.1:6379 DISTCC_HOSTS=10.0.0.2:3632/4 "$p/scripts/in-container" true
+	[ "$status" -eq 0 ]
+	run cat "$BATS_TEST_TMPDIR/podman.calls"
+	echo "$output"
+	[[ "$output" == *"--network host"* ]]
+	[[ "$output" == *"-e CCACHE_REMOTE=redis://10.0.0.1:6379"* ]]
+	[[ "$output" == *"-e DISTCC_HOSTS=10.0.0.2:3632/4"* ]]
+}

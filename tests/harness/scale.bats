@@ -1,0 +1,26 @@
+#!/usr/bin/env bats
+# The fast scale-out tests of `make check`: the real Redis server and distcc
+# daemons, started on loopback inside the pipeline's image, serving small
+# compiles made through scripts/compiler-env as kernel builds are
+# (scripts/check-scale --fast). `make check-scale` runs the same on a
+# kernel build.
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	export TOP
+}
+
+@test "shared ccache (CCACHE_REMOTE=redis://): an empty cache in another checkout gets every result from it" {
+	run "$TOP/scripts/in-container" scripts/check-scale --fast ccache-remote
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ok     ccache-remote:"*"12 remote hits, 0 misses"* ]]
+}
+
+@test "distcc (DISTCC_HOSTS): two daemons on loopback compile the jobs, the objects are a local build's" {
+	run "$TOP/scripts/in-container" scripts/check-scale --fast distcc
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ok     distcc: 12 compiles, objects identical to local ones"* ]]
+}
