@@ -10,7 +10,7 @@
 RUNTIME    ?= podman
 ## VARIANTS: variants to build/boot, space separated [all configs/*.variant]
 VARIANTS   ?=
-## JOBS: variants built / booted at the same time [1]
+## JOBS: container-build: kernels built at the same time; make, matrix: boots at the same time [1]
 JOBS       ?= 1
 ## BASE_IMAGE: a registry image to start from, on a connected host [local debootstrap image]
 BASE_IMAGE ?=
@@ -38,8 +38,10 @@ BAD        ?=
 CCACHE_REMOTE ?=
 ## DISTCC_HOSTS: distcc daemons "host:port/jobs ...", each running scripts/distccd-serve [none]
 DISTCC_HOSTS  ?=
+## NO_DONOR: 1: build a new variant's kernel from nothing, not from a donor's objects [0]
+NO_DONOR      ?= 0
 
-export RUNTIME VARIANTS JOBS VARIANT SUITES LOG TESTS ACCEL GOOD BAD CCACHE_REMOTE DISTCC_HOSTS
+export RUNTIME VARIANTS JOBS VARIANT SUITES LOG TESTS ACCEL GOOD BAD CCACHE_REMOTE DISTCC_HOSTS NO_DONOR
 ifneq ($(strip $(BASE_IMAGE)),)
 export BASE_IMAGE
 endif
@@ -56,12 +58,11 @@ SETUP_LISTS := $(if $(filter native,$(RUNTIME)),native,podman)
 	patches-export series-check repro-check matrix boot test-variant bench parse \
 	rerun-failed compare bisect-run check check-scale test clean distclean
 
-# One recipe, so that `make -j` cannot boot a kernel before it is built;
-# a variant that fails to build is still a (class 2) row of the matrix.
+# One script: each variant boots as soon as its kernel is built, while the
+# next kernel builds; a variant that fails to build is still a (class 2)
+# row of the matrix.
 all: setup ## build every variant and boot it in QEMU (the main job)
-	@rc=0; $(IN) scripts/build-all || rc=$$?; \
-	$(IN) scripts/matrix || { m=$$?; [ "$$m" -le "$$rc" ] || rc=$$m; }; \
-	exit $$rc
+	@$(IN) scripts/build-and-boot
 
 help: ## list the targets and the variables, with their defaults
 	@scripts/make-help $(firstword $(MAKEFILE_LIST))

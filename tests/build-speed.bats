@@ -227,3 +227,53 @@ fake_compilers() {
 	[[ "$output" == *"-e CCACHE_REMOTE=redis://10.0.0.1:6379"* ]]
 	[[ "$output" == *"-e DISTCC_HOSTS=10.0.0.2:3632/4"* ]]
 }
+
+@test "build-and-boot: a variant boots while the next kernel builds; one table for every variant" {
+	add_variant iso '#@ extends = default' '#@ kernel = default' '#@ cmdline = fake=clean'
+	add_variant slow 'CONFIG_SLOW_BUILD=y' '#@ cmdline = fake=clean' '#@ suites = smoke' \
+		'#@ boot_timeout = 5' '#@ silence = 5'
+	VARIANTS="default iso slow" run "$TOP/scripts/build-and-boot"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	for v in default iso slow; do
+		[ "$(jq -r .exit_class "$RESULTS/$v/results.json")" = 0 ]
+	done
+	[ "$(jq -r '.variants | length' "$RESULTS/summary.json")" = 3 ]
+	[ -f "$ARTIFACTS/manifest.json" ]
+	(cd "$ARTIFACTS" && sha256sum --quiet -c SHA256SUMS)
+	# default and iso were booted before slow's kernel was built
+	[ "$RESULTS/default/results.json" -ot "$ARTIFACTS/slow/bzImage" ]
+	[ "$RESULTS/iso/results.json" -ot "$ARTIFACTS/slow/bzImage" ]
+}
+
+@test "build-and-boot: a kernel that fails is a class 2 row naming its log; the rest is built and booted" {
+	add_variant broken 'CONFIG_BREAK_BUILD=y' '#@ cmdline = fake=clean'
+	VARIANTS="broken default" run "$TOP/scripts/build-and-boot"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"kernel broken (artifacts/broken/build.log)"* || "$output" == *"kernel broken ($ARTIFACTS/broken/build.log)"* ]]
+	[ "$(jq -r .exit_class "$RESULTS/broken/results.json")" = 2 ]
+	jq -r .reasons[0] "$RESULTS/broken/results.json" | grep -q 'build.log'
+	[ "$(jq -r .exit_class "$RESULTS/default/results.json")" = 0 ]
+}
+
+@test "build-and-boot: an ETA from the previous run's durations; the kernel with the longest boots first" {
+	add_variant second 'CONFIG_SECOND=y' '#@ cmdline = fake=clean' '#@ suites = smoke' \
+		'#@ boot_timeout = 5' '#@ silence = 5'
+	VARIANTS="default second" run "$TOP/scripts/build-and-boot"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"min left"* ]]
+	[[ "$output" == *"[1/2] kernel default"*"[2/2] kernel second"* ]]
+	# last time, second booted for 200 s and default for 10 s
+	for v in default:10 second:200; do
+		jq ".duration_s = ${v#*:}" "$RESULTS/${v%:*}/results.json" >"$BATS_TEST_TMPDIR/r"
+		mv "$BATS_TEST_TMPDIR/r" "$RESULTS/${v%:*}/results.json"
+	done
+	echo 'CONFIG_MORE=y' >>"$CONFIGS/base.config"
+	VARIANTS="default second" run "$TOP/scripts/build-and-boot"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"[1/2] kernel second (previous build "*"s); about "*" min left, done around "* ]]
+	[[ "$output" == *"[2/2] kernel default"* ]]
+	[[ "$output" == *"builds done; waiting for the boots; about 1 min left"* ]]
+}

@@ -41,6 +41,7 @@ srctree := $(if $(filter $(CURDIR)/,$(dir $(realpath $(O)))),..,$(CURDIR))
 all:
 	@if grep -q '^CONFIG_BREAK_BUILD=y' $(O)/.config; then echo 'kernel/foo.c:1:1: error: broken on purpose' >&2; exit 1; fi
 	@if grep -q 'FAKE_NO_BUILD' kernel/foo.c; then echo 'kernel/foo.c:1:1: error: FAKE_NO_BUILD' >&2; exit 1; fi
+	@if grep -q '^CONFIG_SLOW_BUILD=y' $(O)/.config; then sleep 4; fi
 	@mkdir -p $(O)/arch/x86/boot $(O)/include/config
 	@{ cat $(O)/.config kernel/foo.c; echo 'source: $(srctree)/kernel/foo.c'; } >$(O)/arch/x86/boot/bzImage
 	@mkdir -p $(O)/kernel $(O)/lib
