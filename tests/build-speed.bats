@@ -277,3 +277,31 @@ fake_compilers() {
 	[[ "$output" == *"[2/2] kernel default"* ]]
 	[[ "$output" == *"builds done; waiting for the boots; about 1 min left"* ]]
 }
+
+@test "build-initramfs: a new kernel with the same UAPI headers compiles no guest program again" {
+	sed -i '1i #include <linux/fake.h>' "$GUEST_TESTS/smoke/ok.c"
+	VARIANTS=default "$TOP/scripts/build-all" >/dev/null 2>&1
+	prog=$(sha256sum <"$ARTIFACTS/default/guest-tests/smoke/ok")
+	# count the real compiles (gcc -M runs of guest-cc are not compiles)
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	printf '#!/bin/sh\ncase " $* " in *" -o "*) echo "$*" >>%s ;; esac\nexec /usr/bin/gcc "$@"\n' \
+		"$BATS_TEST_TMPDIR/compiles" >"$BATS_TEST_TMPDIR/bin/gcc"
+	chmod +x "$BATS_TEST_TMPDIR/bin/gcc"
+	# a patch's C code changed: a new kernel, the same headers
+	echo '/* edited */' >>"$(tree)/kernel/foo.c"
+	git -C "$(tree)" -c user.name=t -c user.email=t@t commit -qam edit
+	"$TOP/scripts/patches-export" 2>/dev/null
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH VARIANTS=default run "$TOP/scripts/build-all"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"kernel default"*ok*"initramfs default"*ok* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/compiles" ]
+	[ "$(sha256sum <"$ARTIFACTS/default/guest-tests/smoke/ok")" = "$prog" ]
+	# a UAPI header changed: every program is compiled again
+	echo '#define FAKE_UAPI_MORE 2' >>"$(tree)/include/uapi/linux/fake.h"
+	git -C "$(tree)" -c user.name=t -c user.email=t@t commit -qam header
+	"$TOP/scripts/patches-export" 2>/dev/null
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH VARIANTS=default run "$TOP/scripts/build-all"
+	[ "$status" -eq 0 ]
+	grep -q 'smoke/ok.c' "$BATS_TEST_TMPDIR/compiles"
+}
