@@ -211,8 +211,9 @@ fake_compilers() {
 	printf '#!/bin/sh\n[ "$1" = image ] && { echo sha256:1; exit 0; }\necho "$*" >>"%s"\n' \
 		"$BATS_TEST_TMPDIR/podman.calls" >"$BATS_TEST_TMPDIR/podman"
 	chmod +x "$p"/scripts/* "$BATS_TEST_TMPDIR/podman"
-	run env -u TOP -u BUILD -u ARTIFACTS -u RESULTS PODMAN="$BATS_TEST_TMPDIR/podman" RUNTIME=podman \
-		"$p/scripts/in-container" true
+	# (unset, not empty: `make test` exports both, empty)
+	run env -u TOP -u BUILD -u ARTIFACTS -u RESULTS -u CCACHE_REMOTE -u DISTCC_HOSTS \
+		PODMAN="$BATS_TEST_TMPDIR/podman" RUNTIME=podman "$p/scripts/in-container" true
 	[ "$status" -eq 0 ]
 	run cat "$BATS_TEST_TMPDIR/podman.calls"
 	[[ "$output" == *"--network none"* ]]
@@ -304,4 +305,74 @@ fake_compilers() {
 	PATH=$BATS_TEST_TMPDIR/bin:$PATH VARIANTS=default run "$TOP/scripts/build-all"
 	[ "$status" -eq 0 ]
 	grep -q 'smoke/ok.c' "$BATS_TEST_TMPDIR/compiles"
+}
+
+@test "bench-build: every step through make, the edit taken back, the table and JSON (fake make, fake kernel)" {
+	add_variant default '#@ cmdline = fake=clean' '#@ suites = smoke umcg' '#@ boot_timeout = 5' \
+		'#@ silence = 5' 'CONFIG_FEATURE=y'
+	add_variant off 'CONFIG_FEATURE=n' '#@ cmdline = fake=clean' '#@ suites = smoke' \
+		'#@ boot_timeout = 5' '#@ silence = 5'
+	cp -r "$GUEST_TESTS/smoke" "$GUEST_TESTS/umcg"
+	# the file the edit step changes, in the series
+	mkdir -p "$(tree)/kernel/sched"
+	printf 'int umcg;\n' >"$(tree)/kernel/sched/umcg.c"
+	git -C "$(tree)" add kernel/sched/umcg.c
+	git -C "$(tree)" -c user.name=t -c user.email=t@t commit -qm "sched/umcg: add"
+	"$TOP/scripts/patches-export" >/dev/null 2>&1
+	series=$(cat "$PATCHES"/*.patch | sha256sum)
+	head=$(git -C "$(tree)" rev-parse HEAD)
+	# make as the Makefile runs it natively: targets are scripts, NAME=VALUE
+	# arguments the environment; each call is logged with what it saw
+	calls=$BATS_TEST_TMPDIR/calls
+	cat >"$BATS_TEST_TMPDIR/make" <<SH
+#!/usr/bin/env bash
+set -euo pipefail
+[ "\$1" != -s ] || shift
+t=\$1
+shift
+for a in "\$@"; do export "\$a"; done
+echo "\$t VARIANTS=\${VARIANTS:-} NO_DONOR=\${NO_DONOR:-} CCACHE_DIR=\${CCACHE_DIR:-} tree: \$(git -C "$(tree)" log -1 --format=%s)" >>"$calls"
+case \$t in
+all) exec "$TOP/scripts/build-and-boot" ;;
+container-build) exec "$TOP/scripts/build-all" ;;
+test-variant) exec "$TOP/scripts/test-variant" "\$VARIANT" ;;
+*) exec "$TOP/scripts/\$t" ;;
+esac
+SH
+	chmod +x "$BATS_TEST_TMPDIR/make"
+	BENCH_MAKE=$BATS_TEST_TMPDIR/make run "$TOP/scripts/bench-build"
+	echo "$output"
+	cat "$calls"
+	[ "$status" -eq 0 ]
+	bench=$output
+	# the steps, in order, with the bench's own ccache
+	run cut -d' ' -f1-3 "$calls"
+	[ "$output" = "all VARIANTS= NO_DONOR=
+container-build VARIANTS= NO_DONOR=
+container-build VARIANTS= NO_DONOR=
+patches-export VARIANTS= NO_DONOR=
+container-build VARIANTS=default NO_DONOR=
+test-variant VARIANTS= NO_DONOR=
+patches-export VARIANTS= NO_DONOR=
+container-build VARIANTS=default NO_DONOR=
+container-build VARIANTS=off NO_DONOR=1
+container-build VARIANTS=off NO_DONOR=
+repro-check VARIANTS= NO_DONOR=" ]
+	[ "$(grep -vc "CCACHE_DIR=$BUILD/bench/ccache " "$calls")" = 0 ]
+	# the edited tree was built and booted, then taken back
+	[ "$(grep -c 'tree: sched/umcg: bench edit' "$calls")" = 3 ]
+	[ "$(git -C "$(tree)" rev-parse HEAD)" = "$head" ]
+	[ "$(cat "$PATCHES"/*.patch | sha256sum)" = "$series" ]
+	# the table, and the JSON with every row measured
+	out=$RESULTS/bench-build.json
+	[ "$(jq '[.table[] | select(.seconds == null)] | length' "$out")" = 0 ]
+	[ "$(jq -r .raw.repro_result "$out")" = identical ]
+	[ "$(jq -r .exit_class "$RESULTS/default/results.json")" = 0 ]
+	grep -q 'umcg' "$RESULTS/default/results.json"
+	[ "$(jq -r .raw.off_donor_line "$out")" = "donor default: 1 of 2 objects reusable" ]
+	[ "$(jq -r .raw.off_clean_sha256 "$out")" = "$(jq -r .raw.off_donor_sha256 "$out")" ]
+	[[ "$(jq -r .raw.cold_builds_done "$out")" =~ ^[0-9.]+$ ]]
+	[ "$(jq -r .raw.kernels "$out")" = "default off" ]
+	[[ "$bench" == *"| make repro-check (second checkout, no ccache) | "[0-9]*" | identical |"* ]]
+	[[ "$bench" == *"donor/clean"*"donor default: 1 of 2 objects reusable; same bzImage: True"* ]]
 }
