@@ -86,6 +86,7 @@ class Test:
         self.log = []                 # lines since the previous sibling
         self.bail_out = None
         self.collection = None        # runner.sh's "selftests: <dir>: ..."
+        self.key = None               # "<document>.<number>" among siblings
 
     def missing(self):
         """Subtests the plan announced that never reported."""
@@ -101,7 +102,8 @@ class _Level:
                                         # the prefixes of the depths above
         self.results = []
         self.plan = None
-        self.docs = 0
+        self.docs = 0                   # documents so far at this depth
+        self.doc_plan = False           # the current one had its plan
         self.log = []
         self.duration = None
         self.header = None
@@ -147,6 +149,7 @@ class _Parser:
         t = Test(parent.header or '(no result)', None, 'error', parent.depth,
                  self.lineno)
         t.reason = 'no result line for this test (its output ended)'
+        t.key = '%d.-' % max(parent.docs, 1)
         self._adopt(t, lv)
         t.log = _cap(parent.log)
         parent.results.append(t)
@@ -212,10 +215,14 @@ class _Parser:
         if VERSION_RE.match(body):
             self._orphan_below(depth)
             lv.docs += 1
+            lv.doc_plan = False
             return
         m = PLAN_RE.match(body)
         if m:
             self._orphan_below(depth)
+            if lv.doc_plan or lv.docs == 0:
+                lv.docs += 1        # a document without a version line
+            lv.doc_plan = True
             lv.plan = (lv.plan or 0) + int(m.group(1))
             return
         m = BAIL_RE.match(body)
@@ -242,6 +249,7 @@ class _Parser:
         status = 'pass' if ok == 'ok' else 'fail'
         t = Test(name or lv.header or 'test-%s' % num, int(num), status,
                  lv.depth, lineno)
+        t.key = '%d.%s' % (max(lv.docs, 1), num)
         km = KSFT_NAME_RE.match(t.name)
         if km:
             t.collection, t.name = km.group(1), km.group(2)
@@ -325,17 +333,23 @@ def _unique(names, name):
 def flatten(root, prefix=()):
     """Every test of the tree, parents before their subtests, as dicts:
     path (list of names from the top; a name repeated among siblings gets
-    "#2", "#3"), id ("/".join(path)), status, directive, reason,
+    "#2", "#3"), id ("/".join(path)), key (the same path by position:
+    "<document>.<number>" at each depth, for matching one test across runs
+    when a program puts its outcome in the name, as ksft_test_result_fail()
+    callers often do: "futex_requeue many returned: 11" / "futex_requeue
+    many succeeds"), status, directive, reason,
     duration_ms, depth, number, line, leaf, subtests/missing counts,
     collection, excerpt (the test's log, newline-joined)."""
     out = []
 
-    def walk(t, path):
+    def walk(t, path, keys):
         names = set()
         for s in t.subtests:
             p = path + (_unique(names, s.name),)
+            k = keys + (s.key,)
             out.append({
                 'path': list(p), 'id': '/'.join(p), 'name': s.name,
+                'key': '/'.join(k),
                 'status': s.status, 'directive': s.directive,
                 'reason': s.reason, 'duration_ms': s.duration_ms,
                 'depth': s.depth, 'number': s.number, 'line': s.line,
@@ -344,9 +358,9 @@ def flatten(root, prefix=()):
                 'collection': s.collection,
                 'excerpt': '\n'.join(s.log),
             })
-            walk(s, p)
+            walk(s, p, k)
 
-    walk(root, tuple(prefix))
+    walk(root, tuple(prefix), tuple(prefix))
     return out
 
 

@@ -96,3 +96,14 @@ eq() {
     [ "$status" -eq 2 ]
     [[ "$output" == *"nonexistent.ktap"* ]]
 }
+
+@test "ktap: one test matched across two runs by key when its name carries the outcome (futex, real)" {
+    # futex_requeue prints "futex_requeue many succeeds" or "futex_requeue
+    # many returned: 11 ..." (twice): ids differ, the key is the position
+    eq "$(q futex-pass.ktap "[(x['key'], x['status']) for x in t if x['name'].startswith('futex_requeue many')]")" \
+        '[["1.1/28.2", "pass"]]'
+    eq "$(q futex-requeue-fail.ktap "[(x['key'], x['status']) for x in t if x['name'].startswith('futex_requeue many')]")" \
+        '[["1.1/28.2", "fail"], ["1.1/28.3", "fail"]]'
+    # documents at one depth are counted: the 28th program's TAP document
+    eq "$(q futex-pass.ktap "by['run.sh/futex_requeue simple succeeds']['key']")" 1.1/28.1
+}
