@@ -20,6 +20,8 @@ VARIANT    ?= default
 SUITES     ?=
 ## TESTS: globs over suite/program/test ids, e.g. umcg/switch* (test-variant, matrix, bisect-run) [every test]
 TESTS      ?=
+## KSELFTEST: the kselftest set: quick (make check, CI) or full (every test the guest can run) [the variant's kselftest_set: quick]
+KSELFTEST  ?=
 ## ACCEL: auto (KVM when a probe guest runs, else TCG), kvm or tcg [auto]
 ACCEL      ?= auto
 ## ARTIFACTS: boot a downloaded artifact set as it is (matrix, test-variant, boot, bench) [./artifacts, kept up to date]
@@ -35,7 +37,7 @@ GOOD       ?=
 ## BAD: a later kernel-tree commit where they fail (bisect-run) [none]
 BAD        ?=
 
-export RUNTIME VARIANTS JOBS VARIANT SUITES LOG TESTS ACCEL GOOD BAD
+export RUNTIME VARIANTS JOBS VARIANT SUITES LOG TESTS ACCEL GOOD BAD KSELFTEST
 ifneq ($(strip $(BASE_IMAGE)),)
 export BASE_IMAGE
 endif
