@@ -288,3 +288,29 @@ SH
 	run env KSELFTEST_DIR="$BUILD/ksft/default/kselftest" "$ARTIFACTS/default/guest-tests/kselftest/alpha"
 	[[ "$output" == *"-t alpha:one -t alpha:two -t alpha:slow"* ]]
 }
+
+@test "rerun-failed: a failed nested kselftest test reruns the runner's program it is in; deeper globs select it" {
+	d=$BATS_TEST_TMPDIR/r
+	mkdir -p "$d"
+	cat >"$d/results.json" <<'JSON'
+{"exit_class": 1, "suites": [{"name": "kselftest"}], "kernel_problems": [],
+ "tests": [{"suite": "kselftest", "program": "futex", "name": "run.sh/futex_requeue many returned: 11", "number": 3, "status": "fail"},
+           {"suite": "kselftest", "program": "futex", "name": "run.sh/futex_wake private returned: 0", "number": 5, "status": "fail"},
+           {"suite": "kselftest", "program": "mm", "name": "cow", "number": 2, "status": "error"}]}
+JSON
+	run "$TOP/scripts/select-tests" failed "$d"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = kselftest ]
+	[ "${lines[1]}" = "kselftest/futex/run.sh kselftest/mm/cow" ]
+	# a glob below the runner's program selects that program
+	run python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import testsel
+print(testsel.selects(["kselftest/alpha/two/sub*"], "kselftest", "alpha", "two"))' "$TOP/scripts"
+	[ "$output" = True ]
+	fake_ksft
+	export TESTS_DIR=$BATS_TEST_TMPDIR/tests PATH=$TOP/tests/fakes:$PATH
+	"$TOP/scripts/kselftest-suite" "$K/kselftest/kselftest-list.txt" quick "$TESTS_DIR/kselftest" alpha >/dev/null
+	run sh "$TOP/guest-tests/runner/run-suite" kselftest 'kselftest/alpha/two/sub*'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"# runner args: -o 45 -t alpha:two"* ]]
+}
