@@ -240,16 +240,19 @@ fake_build_kselftests() {
 #!/bin/sh
 # fake build-kselftests HEADERS OUT TARGET...
 [ -n "$(ls "$1/include/linux/"*.h)" ] || { echo "no headers in $1" >&2; exit 2; }
-echo "$*" >>"$BATS_TEST_TMPDIR/ksft-builds"
-mkdir -p "$2/kselftest"
-printf 'alpha:one\nalpha:two\nalpha:slow\n' >"$2/kselftest/kselftest-list.txt"
-printf '#!/bin/sh\necho "TAP version 13"\necho "# runner args: $*"\n' >"$2/kselftest/run_kselftest.sh"
-chmod +x "$2/kselftest/run_kselftest.sh"
+out=$2
+shift 2
+# one argument per target
+echo "$# targets: $*" >>"$BATS_TEST_TMPDIR/ksft-builds"
+mkdir -p "$out/kselftest"
+printf 'alpha:one\nalpha:two\nalpha:slow\nbeta:b1\n' >"$out/kselftest/kselftest-list.txt"
+printf '#!/bin/sh\necho "TAP version 13"\necho "# runner args: $*"\n' >"$out/kselftest/run_kselftest.sh"
+chmod +x "$out/kselftest/run_kselftest.sh"
 SH
 	chmod +x "$BUILD_KSELFTESTS"
 	export TARGETS_CONF=$BATS_TEST_TMPDIR/targets.conf SKIP_CONF=$BATS_TEST_TMPDIR/skip.conf
 	export ARGS_CONF=$BATS_TEST_TMPDIR/args.conf
-	printf 'alpha link=static timeout=45 quick=10 full=30\n' >"$TARGETS_CONF"
+	printf 'alpha link=static timeout=45 quick=10 full=30\nbeta link=static timeout=20 quick=2 full=2\n' >"$TARGETS_CONF"
 	printf 'alpha:slow quick takes too long here\n' >"$SKIP_CONF"
 	: >"$ARGS_CONF"
 }
@@ -259,7 +262,7 @@ SH
 	fake_build_kselftests
 	mkdir -p "$GUEST_TESTS/kselftest"
 	printf 'kselftest = yes\ntimeout = 60\n' >"$GUEST_TESTS/kselftest/suite.conf"
-	add_variant default '#@ cmdline = fake=clean' '#@ suites = smoke kselftest' '#@ kselftests = alpha' 'CONFIG_FEATURE=y'
+	add_variant default '#@ cmdline = fake=clean' '#@ suites = smoke kselftest' '#@ kselftests = alpha beta' 'CONFIG_FEATURE=y'
 	"$TOP/scripts/prepare-source"
 	"$TOP/scripts/build-kernel" default
 	run "$TOP/scripts/build-initramfs" default
@@ -267,10 +270,11 @@ SH
 	[ "$status" -eq 0 ]
 	# the overlay was built once, for target alpha
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/ksft-builds")" = 1 ]
-	grep -q ' alpha$' "$BATS_TEST_TMPDIR/ksft-builds"
-	# the guest program, and the suite's timeout: 60 + 3 x 10 + 45
+	[ "$(cat "$BATS_TEST_TMPDIR/ksft-builds")" = "2 targets: alpha beta" ]
+	# the guest programs, and the suite's timeout: 60 + 3 x (10 + 2) + 45
 	[ -x "$ARTIFACTS/default/guest-tests/kselftest/alpha" ]
-	[ "$(jq -r .suites.kselftest.timeout "$ARTIFACTS/default/variant.json")" = 135 ]
+	[ -x "$ARTIFACTS/default/guest-tests/kselftest/beta" ]
+	[ "$(jq -r .suites.kselftest.timeout "$ARTIFACTS/default/variant.json")" = 141 ]
 	zcat "$ARTIFACTS/default/initramfs.cpio.gz" | cpio -t --quiet | grep -qx 'kselftest/run_kselftest.sh'
 	# the program runs the quick set through the overlay's runner
 	run env KSELFTEST_DIR="$BUILD/ksft/default/kselftest" "$ARTIFACTS/default/guest-tests/kselftest/alpha"
@@ -284,7 +288,7 @@ SH
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"changed: variant"* ]]
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/ksft-builds")" = 1 ]
-	[ "$(jq -r .suites.kselftest.timeout "$ARTIFACTS/default/variant.json")" = $((60 + 90 + 45)) ]
+	[ "$(jq -r .suites.kselftest.timeout "$ARTIFACTS/default/variant.json")" = $((60 + 96 + 45)) ]
 	run env KSELFTEST_DIR="$BUILD/ksft/default/kselftest" "$ARTIFACTS/default/guest-tests/kselftest/alpha"
 	[[ "$output" == *"-t alpha:one -t alpha:two -t alpha:slow"* ]]
 }
