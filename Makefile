@@ -126,7 +126,7 @@ check: setup ## the test command: tooling tests, the main job, harness tests
 
 clean: ## remove build objects, artifacts and results (keeps tree, ccache, images)
 	@for v in $$(scripts/variant list); do rm -rf "build/$$v"; done
-	rm -rf build/repro build/initramfs build/bisect-run build/symbols artifacts results
+	rm -rf build/repro build/initramfs build/bisect-run build/symbols build/ksft artifacts results
 	-git -C build/linux worktree prune 2>/dev/null
 
 distclean: clean ## remove everything generated, images included
