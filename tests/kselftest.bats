@@ -210,6 +210,11 @@ PY
 	# without pristine in the run there is nothing to judge against
 	run "$TOP/scripts/summarize" "$R" default
 	[ "$(jq -c '.variants[0].regressions' "$R/summary.json")" = null ]
+	# nor when pristine ran no test (it did not build or boot): "-", not 0
+	fake_results "$R" pristine
+	run "$TOP/scripts/summarize" "$R" default pristine
+	[ "$(jq -c '.variants[0].regressions' "$R/summary.json")" = null ]
+	[[ "${lines[1]}" == "default "*" 3       -            1"* ]]
 }
 
 @test "build-kernel: #@ source = pristine builds the tree's tag pristine, without the series" {
