@@ -20,6 +20,8 @@ VARIANT    ?= default
 SUITES     ?=
 ## TESTS: globs over suite/program/test ids, e.g. umcg/switch* (test-variant, matrix, bisect-run) [every test]
 TESTS      ?=
+## KSELFTEST: the kselftest set: quick (make check, CI) or full (every test the guest can run) [the variant's kselftest_set: quick]
+KSELFTEST  ?=
 ## ACCEL: auto (KVM when a probe guest runs, else TCG), kvm or tcg [auto]
 ACCEL      ?= auto
 ## ARTIFACTS: boot a downloaded artifact set as it is (matrix, test-variant, boot, bench) [./artifacts, kept up to date]
@@ -41,7 +43,7 @@ DISTCC_HOSTS  ?=
 ## NO_DONOR: 1: build a new variant's kernel from nothing, not from a donor's objects [0]
 NO_DONOR      ?= 0
 
-export RUNTIME VARIANTS JOBS VARIANT SUITES LOG TESTS ACCEL GOOD BAD CCACHE_REMOTE DISTCC_HOSTS NO_DONOR
+export RUNTIME VARIANTS JOBS VARIANT SUITES LOG TESTS ACCEL GOOD BAD CCACHE_REMOTE DISTCC_HOSTS NO_DONOR KSELFTEST
 ifneq ($(strip $(BASE_IMAGE)),)
 export BASE_IMAGE
 endif
@@ -132,7 +134,7 @@ check-scale: setup ## the slow scale-out tests: a kernel through a shared ccache
 
 clean: ## remove build objects, artifacts and results (keeps tree, ccache, images)
 	@for v in $$(scripts/variant list); do rm -rf "build/$$v"; done
-	rm -rf build/src/*/.obj-* build/repro build/scale build/initramfs build/bisect-run build/symbols artifacts results
+	rm -rf build/src/*/.obj-* build/repro build/scale build/initramfs build/bisect-run build/symbols build/ksft build/pristine-src/.obj-* artifacts results
 	-git -C build/linux worktree prune 2>/dev/null
 
 distclean: clean ## remove everything generated, images included

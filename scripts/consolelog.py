@@ -18,6 +18,8 @@ import os
 import re
 import xml.etree.ElementTree as ET
 
+import ktap
+
 PATTERNS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                              'failure-patterns.txt')
 
@@ -291,6 +293,7 @@ class _Program:
         self.pending_metrics = {}
         self.run_name = None
         self.ktap_lines = []    # user lines only: the program's own output
+        self.numbered = []      # the same with their log line numbers
         self.metrics = {}
         self.bail_out = None
         self.splats = []        # kernel problems while it ran
@@ -458,8 +461,84 @@ class _Parser:
         p = self.program
         if p is None:
             return
-        self._flush_missing(p)
+        if not self._nested(p):
+            self._flush_missing(p)
         self.program = None
+
+    def _nested(self, p):
+        """A program whose results have subtests (kselftest's runner nests
+        each program's output under its result, "# " per depth): its
+        results become every nested test (scripts/ktap.py), ids
+        suite/program/<path>. Leaves are the tests; a parent is a result
+        of its own only when it failed and none of its subtests did (a
+        program that crashed or exited non-zero after passing tests), or
+        when subtests its plan announced never came. False when nothing
+        is nested (the results stay as they were)."""
+        tree = ktap.parse(p.numbered)
+        if not any(t.subtests for t in tree.subtests):
+            return False
+        flat = ktap.flatten(tree, (p.suite, p.name))
+        bad = ('fail', 'error')
+        results = []
+        for i, f in enumerate(flat):
+            below = [x for x in flat[i + 1:i + 1 + self._count(flat, i)]]
+            if not f['leaf']:
+                failing = any(x['status'] in bad for x in below)
+                if f['status'] in bad and not failing:
+                    pass
+                elif f['missing'] and not failing:
+                    f = dict(f, status='error', reason='%d planned subtests '
+                             'never reported' % f['missing'])
+                else:
+                    continue
+            status = f['status']
+            reason = f['reason']
+            results.append({
+                'id': f['id'], 'key': f['key'],
+                'suite': p.suite, 'program': p.name,
+                'name': '/'.join(f['path'][2:]), 'number': f['number'],
+                'status': status, 'duration_ms': f['duration_ms'],
+                'skip_reason': (reason or 'skip') if status == 'skip'
+                else None,
+                'note': reason if status != 'skip' else None,
+                'line': f['line'], 'depth': f['depth'],
+                'junit_suite': '%s/%s' % (p.suite, p.name),
+                'excerpt': _cap(f['excerpt'].split('\n') if f['excerpt']
+                                else [], TEST_EXCERPT_LINES),
+                'metrics': {},
+            })
+        if tree.missing():
+            why = '%d of %d results the runner announced never came' % (
+                tree.missing(), tree.plan)
+            if not p.ended:
+                why += ' (program never finished: no TEST-END)'
+            results.append({
+                'id': '%s/missing-results' % p.id, 'key': None,
+                'suite': p.suite, 'program': p.name,
+                'name': 'missing-results', 'number': None,
+                'status': 'error', 'missing': True, 'duration_ms': None,
+                'skip_reason': None, 'note': why, 'line': None,
+                'junit_suite': '%s/%s' % (p.suite, p.name),
+                'excerpt': _cap(tree.log, TEST_EXCERPT_LINES),
+                'metrics': {}, '_splats': p.splats,
+            })
+        for r in results:
+            if r['status'] == 'error' and '_splats' not in r:
+                r['_splats'] = p.splats
+                r['note'] = r['note'] or 'no result'
+        p.results = results
+        return True
+
+    @staticmethod
+    def _count(flat, i):
+        """How many entries after flat[i] are its descendants."""
+        n = 0
+        d = flat[i]['depth']
+        for x in flat[i + 1:]:
+            if x['depth'] <= d:
+                break
+            n += 1
+        return n
 
     def _end_suite(self):
         self._end_program()
@@ -521,6 +600,7 @@ class _Parser:
     def ktap_line(self, lineno, text):
         p = self.program
         p.ktap_lines.append(text)
+        p.numbered.append((lineno, text))
         if text.startswith((' ', '\t')):
             # nested subtest output: part of the current test's log
             p.pending.append(text)
@@ -662,6 +742,7 @@ class _Parser:
                 self.ktap_line(lineno, text)
                 return
             self.program.ktap_lines.append(text)
+            self.program.numbered.append((lineno, text))
             self.program.pending.append(text)
         if KTAP_SHAPED_RE.match(text) or self._is_echo(text):
             return
@@ -681,6 +762,7 @@ class _Parser:
         if self.program is not None:
             self.program.pending.append(text)
             self.program.ktap_lines.append(text)
+            self.program.numbered.append((lineno, text))
 
     def kernel_line(self, lineno, text):
         if self.program is not None:
@@ -956,7 +1038,8 @@ def junit_tree(res):
 
     by_suite = {}
     for t in res['tests']:
-        by_suite.setdefault(t['suite'], []).append(t)
+        # nested kselftest results: a testsuite per target
+        by_suite.setdefault(t.get('junit_suite') or t['suite'], []).append(t)
     durations = {s['name']: s['duration_s'] for s in res['suites']}
     for name, ts in by_suite.items():
         cases = []
@@ -966,7 +1049,8 @@ def junit_tree(res):
             cases.append(('%s.%s' % (t['suite'], t['program']), t['name'],
                           t['status'], msg, t['excerpt'],
                           _secs(t['duration_ms'])))
-        add_suite(name, cases, durations.get(name))
+        add_suite(name, cases, durations.get(name, durations.get(
+            name.split('/')[0])))
     for k, v in tot.items():
         root.set(k, str(v))
     if isinstance(res['duration_s'], (int, float)):

@@ -66,6 +66,45 @@ def _words(text):
     return text.split()
 
 
+def _set(text):
+    if text not in ('quick', 'full'):
+        raise ValueError('expected quick or full, not %r' % text)
+    return text
+
+
+def _source(text):
+    if text not in ('series', 'pristine'):
+        raise ValueError('expected series (the patched tree) or pristine '
+                         '(its tag pristine, no series), not %r' % text)
+    return text
+
+
+def targets_conf():
+    return os.environ.get('TARGETS_CONF') or os.path.join(
+        TOP, 'kselftests', 'targets.conf')
+
+
+def kselftest_targets():
+    """The kselftest targets the pipeline can build (targets.conf)."""
+    path = targets_conf()
+    try:
+        with open(path, encoding='utf-8') as f:
+            return [ln.split()[0] for ln in f
+                    if ln.strip() and not ln.lstrip().startswith('#')]
+    except OSError as e:
+        raise Fail('cannot read the kselftest targets: %s' % e) from None
+
+
+def _targets(text):
+    words = text.split()
+    known = kselftest_targets()
+    for w in words:
+        if w not in known:
+            raise ValueError("unknown kselftest target '%s' (%s has: %s)" % (
+                w, rel_to_top(targets_conf()), ' '.join(known)))
+    return list(dict.fromkeys(words))
+
+
 def _yes_no(text):
     if text not in ('yes', 'no'):
         raise ValueError('expected yes or no, not %r' % text)
@@ -85,7 +124,17 @@ PARAMS = {
     'timeout_scale': (_positive_int, '1', 'factor on every suite timeout'),
     'final': (_text, '', 'guest command after the suites (e.g. '
               'kmemleak-scan)'),
+    'kselftests': (_targets, '', 'kernel selftest targets '
+                   '(kselftests/targets.conf) the suite kselftest runs'),
+    'kselftest_set': (_set, 'quick', 'quick (skip.conf\'s slow tests left '
+                      'out) or full; KSELFTEST=quick|full overrides it'),
+    'source': (_source, 'series', 'the kernel tree built: series (the '
+               'patched tree) or pristine (its tag, no series)'),
+    'fragments': (_words, '', 'extra Kconfig fragments of configs/, '
+                  'merged after base.config'),
 }
+# Parameters the environment may override for one run (make VAR=...).
+ENV_OVERRIDES = {'kselftest_set': 'KSELFTEST'}
 # Keys that shape the variant rather than its run.
 STRUCTURE = ('extends', 'kernel')
 
@@ -98,13 +147,17 @@ SUITE_PARAMS = {
     'kernel_files': (_words, '', 'kernel build outputs copied to bin/'),
     'all_variants': (_yes_no, 'no', 'built into every variant\'s '
                      'initramfs (run only when SUITES names it)'),
+    'kselftest': (_yes_no, 'no', 'its programs are made at build time, one '
+                  'per target of the variant\'s #@ kselftests '
+                  '(scripts/kselftest-suite); timeout is added to their '
+                  'measured budget'),
 }
 
 NAME_RE = re.compile(r'[a-z0-9][a-z0-9_-]*')
 # build/<name> holds a variant's objects: these directories are taken.
 RESERVED = {'linux', 'src', 'ccache', 'repro', 'initramfs', 'guest-tests',
             'state', 'bisect', 'bisect-run', 'test-results', 'harness-results',
-            'accel', 'symbols'}
+            'accel', 'symbols', 'pristine-src', 'ksft'}
 
 PARAM_RE = re.compile(r'^#@\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\+?=)\s?(.*)$')
 KCONFIG_RE = re.compile(
@@ -263,6 +316,10 @@ class Variant:
         self.name = name
         self.chain = [f.name for f in self.files]
         raw, origin = _apply(self.files, PARAMS)
+        for key, var in ENV_OVERRIDES.items():
+            if os.environ.get(var):
+                raw[key] = os.environ[var]
+                origin[key] = 'the environment (%s)' % var
         self.params = _parse_params(raw, origin, PARAMS,
                                     'defaults of ' + name)
         kraw, korigin = _apply(self.files, {'kernel': None})
@@ -285,12 +342,22 @@ class Variant:
             self.fragment_files = kv.fragment_files
         else:
             self.kernel = name
+            extra = []
+            for frag in self.params['fragments']:
+                path = os.path.join(configs_dir(), frag)
+                if '/' in frag or not os.path.isfile(path):
+                    raise Fail("%s: fragments: no fragment '%s' in %s" % (
+                        origin['fragments'], frag, rel_to_top(configs_dir())))
+                extra.append(path)
             self.fragment_files = [os.path.join(configs_dir(),
-                                                'base.config')] + \
+                                                'base.config')] + extra + \
                 [f.path for f in self.files]
         self.boot_only = kernel is not None
         for s in self.params['suites']:
-            suite_conf(s, 'variant %s' % name)
+            if suite_conf(s, 'variant %s' % name)['kselftest'] and \
+                    not self.params['kselftests']:
+                raise Fail("variant '%s': suite %s needs '#@ kselftests = "
+                           "TARGET...' (the targets it runs)" % (name, s))
 
     def kconfig_lines(self):
         """The Kconfig lines merge_config.sh gets, in its order."""

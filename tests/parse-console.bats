@@ -417,10 +417,10 @@ for r in c.split_records(t):
     "$SCRIPTS/parse-console" --quiet --variant debug --out "$R/debug" "$LOGS/oops.log" || true
     run "$SCRIPTS/summarize" "$R" debug default off
     eq "$status" 3
-    [[ "${lines[0]}" == "variant  boot s  passed  failed  errors  skipped  crashed"* ]]
+    [[ "${lines[0]}" == "variant  boot s  passed  failed  regressions  errors  skipped  crashed"* ]]
     [[ "${lines[1]}" == "debug "*"1 (oops)"*"3 kernel-problem" ]]
-    [[ "${lines[2]}" == "default  2.0     2       0       0       1        no"*"0 pass" ]]
-    [[ "${lines[3]}" == "off "*"2       1       2       0        no"*"1 test-failure" ]]
+    [[ "${lines[2]}" == "default  2.0     2       0       -            0       1        no"*"0 pass" ]]
+    [[ "${lines[3]}" == "off "*"2       1       -            2       0        no"*"1 test-failure" ]]
     # the closing line make check reads: tests, and one failure per
     # variant that crashed
     eq "${lines[-1]}" "matrix: 4 passed, 5 failed, 1 skipped"

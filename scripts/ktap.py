@@ -1,0 +1,404 @@
+"""Nested KTAP / TAP 13 -> a tree of per-test results; a pure function.
+
+kselftest's runner (tools/testing/selftests/kselftest/runner.sh) prints one
+TAP document per target and nests each program's own output under its
+result by prefixing every line with "# " (a program that runs programs
+nests again: "# # ok 1 ..."). KUnit and the KTAP v1 specification
+(Documentation/dev-tools/ktap.rst) nest by indenting with four spaces (or
+a tab). Both are read here:
+
+    TAP version 13                        depth 0
+    1..1
+    # timeout set to 45
+    # selftests: futex: run.sh            names the test that follows
+    # TAP version 13                      depth 1 opens
+    # 1..1
+    # # futex_wait_timeout: Test ...      a diagnostic line of depth 1
+    # ok 1 futex_wait_timeout ...         a result at depth 1
+    ok 1 selftests: futex: run.sh         its parent, at depth 0
+
+A depth opens with a version line, a plan or a result line behind one
+more prefix than the depth above ("# ", or the indentation it has); its
+lines then carry that prefix. A line belongs to the deepest open depth at
+which, with the prefixes removed, it is KTAP (a version line, a plan, a
+result, "Bail out!"); every other line is a diagnostic and goes into the
+log excerpt of each test being collected.
+Results of a depth are the subtests of the next result one depth up.
+Several documents one after another at one depth (a script running
+programs in turn) are siblings. Subtests whose parent never reported (the
+output ended, a program crashed the kernel) get a parent with status
+"error", named by the last "# selftests: DIR: NAME" or "# Subtest: NAME"
+header seen at that depth.
+
+Durations: the pipeline's guest filter writes "# duration_ms=N" directly
+before a result line (expect-scripts/PROTOCOL.md); at depth d it carries
+the same d prefixes as the result.
+
+Why not tools/testing/kunit/kunit_parser.py of the kernel tree: it nests by
+indentation only (kselftest's "# " nesting is read as diagnostics, so every
+nested result is lost), prints while it parses, and it lives in build/linux,
+which a machine holding only a downloaded console log does not have.
+
+Python 3.11 standard library only.
+"""
+
+import re
+
+# A result line: "ok 1 name # DIRECTIVE reason" (the "- " before the name
+# is TAP 13 style, kept by some programs).
+RESULT_RE = re.compile(
+    r'^(not ok|ok)\s+(\d+)\b(?:\s*-)?\s*([^#]*?)\s*(?:#\s*(.*?))?\s*$')
+PLAN_RE = re.compile(r'^1\.\.(\d+)\b')
+VERSION_RE = re.compile(r'^K?TAP version \d+\s*$')
+BAIL_RE = re.compile(r'^Bail out!\s*(.*)$')
+DURATION_RE = re.compile(r'^#\s*duration_ms=(\d+(?:\.\d+)?)\s*$')
+# The name of the test whose output follows: runner.sh's header, KTAP's
+# subtest header.
+HEADER_RE = re.compile(r'^#\s+(?:selftests:\s+\S+:\s+|Subtest:\s+)(\S.*?)\s*$')
+# runner.sh names its results "selftests: <collection>: <program>".
+KSFT_NAME_RE = re.compile(r'^selftests:\s+(\S+):\s+(.+)$')
+DIRECTIVE_RE = re.compile(r'^(SKIP|TODO|XFAIL|XPASS|TIMEOUT)\b\s*(.*)$', re.I)
+# runner.sh's result glued to the last line of a program that ended
+# without a newline: "# (cs_prctl_test.c:287) - not ok 1 selftests: ...".
+GLUED_RE = re.compile(r'^(.*?)((?:not )?ok \d+ selftests:\s+\S+:\s+\S.*)$')
+# What opens one more depth: kselftest's "# " or KTAP's indentation (two
+# spaces per level in the specification, four in KUnit's output); the
+# depth's lines then all start with the same prefix.
+NEW_PREFIX_RE = re.compile(r'^(# |[ \t]+)')
+
+EXCERPT_LINES = 200     # bound on one test's log excerpt
+
+
+class Test:
+    """One result line and what nested under it."""
+
+    def __init__(self, name, number, status, depth, line):
+        self.name = name
+        self.number = number
+        self.status = status          # pass fail skip error
+        self.directive = None         # SKIP TODO XFAIL XPASS TIMEOUT
+        self.reason = None            # text after the directive / "# "
+        self.depth = depth
+        self.line = line              # line number of the result line
+        self.duration_ms = None
+        self.plan = None              # the plan of its subtests' document(s)
+        self.subtests = []
+        self.log = []                 # lines since the previous sibling
+        self.bail_out = None
+        self.collection = None        # runner.sh's "selftests: <dir>: ..."
+        self.key = None               # "<document>.<number>" among siblings
+
+    def missing(self):
+        """Subtests the plan announced that never reported."""
+        if self.plan is None:
+            return 0
+        return max(0, self.plan - len(self.subtests))
+
+
+class _Level:
+    def __init__(self, depth, prefix=''):
+        self.depth = depth
+        self.prefix = prefix            # what its lines start with, past
+                                        # the prefixes of the depths above
+        self.results = []
+        self.plan = None
+        self.docs = 0                   # documents so far at this depth
+        self.doc_plan = False           # the current one had its plan
+        self.log = []
+        self.duration = None
+        self.header = None
+        self.bail_out = None
+
+
+def _opener(text):
+    """KTAP that can start a document (and so open a depth)."""
+    return bool(VERSION_RE.match(text) or PLAN_RE.match(text) or
+                RESULT_RE.match(text))
+
+
+def _structural(text):
+    return bool(VERSION_RE.match(text) or PLAN_RE.match(text) or
+                RESULT_RE.match(text) or BAIL_RE.match(text))
+
+
+class _Parser:
+    def __init__(self):
+        self.levels = [_Level(0)]
+        self.lineno = 0
+
+    def _close_below(self, depth):
+        """Close the levels deeper than DEPTH; return what depth+1 held
+        (the subtests of a result at DEPTH)."""
+        while len(self.levels) > depth + 2:
+            self._orphans()
+        if len(self.levels) == depth + 2:
+            return self.levels.pop()
+        return None
+
+    def _orphan_below(self, depth):
+        """A new document at DEPTH: what is open deeper lost its parent."""
+        while len(self.levels) > depth + 1:
+            self._orphans()
+
+    def _orphans(self):
+        """The deepest level closes without a parent result."""
+        lv = self.levels.pop()
+        parent = self.levels[-1]
+        if not lv.results and lv.bail_out is None:
+            return
+        t = Test(parent.header or '(no result)', None, 'error', parent.depth,
+                 self.lineno)
+        t.reason = 'no result line for this test (its output ended)'
+        t.key = '%d.-' % max(parent.docs, 1)
+        self._adopt(t, lv)
+        t.log = _cap(parent.log)
+        parent.results.append(t)
+        parent.log = []
+        parent.header = None
+
+    @staticmethod
+    def _adopt(t, lv):
+        if lv is None:
+            return
+        t.subtests = lv.results
+        t.plan = lv.plan
+        t.bail_out = lv.bail_out
+
+    def _split(self, text):
+        """TEXT with the prefixes of the open depths removed one by one
+        (as far as they match), and, if the deepest open depth's prefix
+        matched, (prefix, rest) for a line that might open the next."""
+        rems = [text]
+        for lv in self.levels[1:]:
+            r = rems[-1]
+            if r.startswith(lv.prefix):
+                rems.append(r[len(lv.prefix):])
+            elif r == lv.prefix.rstrip():
+                rems.append('')     # "#" alone: an empty nested line
+            else:
+                break
+        new = None
+        if len(rems) == len(self.levels):
+            m = NEW_PREFIX_RE.match(rems[-1])
+            if m and _opener(rems[-1][m.end():]):
+                new = (m.group(1), rems[-1][m.end():])
+        return rems, new
+
+    def feed(self, lineno, text):
+        text = text.rstrip('\r\n')
+        rems, new = self._split(text)
+        if new is None and not any(_structural(r) for r in rems):
+            m = GLUED_RE.match(text)
+            if m and m.group(1).strip():
+                self.feed(lineno, m.group(1))
+                self.feed(lineno, m.group(2))
+                return
+        self.lineno = lineno
+        for lv in self.levels:
+            lv.log.append(text)
+        if new is not None:
+            depth = len(self.levels)
+            self.levels.append(_Level(depth, new[0]))
+            self.levels[-1].log.append(text)
+            body = new[1]
+        else:
+            depth = None
+            for k in range(len(rems) - 1, -1, -1):
+                if _structural(rems[k]):
+                    depth = k
+                    break
+            if depth is None:
+                self._diagnostic(rems)
+                return
+            body = rems[depth]
+        lv = self.levels[depth]
+        if VERSION_RE.match(body):
+            self._orphan_below(depth)
+            lv.docs += 1
+            lv.doc_plan = False
+            return
+        m = PLAN_RE.match(body)
+        if m:
+            self._orphan_below(depth)
+            if lv.doc_plan or lv.docs == 0:
+                lv.docs += 1        # a document without a version line
+            lv.doc_plan = True
+            lv.plan = (lv.plan or 0) + int(m.group(1))
+            return
+        m = BAIL_RE.match(body)
+        if m:
+            lv.bail_out = m.group(1) or 'Bail out!'
+            return
+        m = RESULT_RE.match(body)
+        sub = self._close_below(depth)
+        self._result(lv, m, sub, lineno)
+
+    def _diagnostic(self, rems):
+        for k in range(len(rems) - 1, -1, -1):
+            m = DURATION_RE.match(rems[k])
+            if m:
+                self.levels[k].duration = float(m.group(1))
+                return
+            m = HEADER_RE.match(rems[k])
+            if m:
+                self.levels[k].header = m.group(1)
+                return
+
+    def _result(self, lv, m, sub, lineno):
+        ok, num, name, directive = m.groups()
+        status = 'pass' if ok == 'ok' else 'fail'
+        t = Test(name or lv.header or 'test-%s' % num, int(num), status,
+                 lv.depth, lineno)
+        t.key = '%d.%s' % (max(lv.docs, 1), num)
+        km = KSFT_NAME_RE.match(t.name)
+        if km:
+            t.collection, t.name = km.group(1), km.group(2)
+        if directive:
+            d = DIRECTIVE_RE.match(directive)
+            if d:
+                word = d.group(1).upper()
+                t.directive = word
+                t.reason = d.group(2).strip() or None
+                if word in ('SKIP', 'TODO'):
+                    t.status = 'skip'
+                elif word == 'XFAIL':
+                    t.status = 'pass'
+                elif word == 'XPASS':
+                    t.status = 'fail'
+                elif word == 'TIMEOUT':
+                    t.status = 'fail'
+                    t.reason = 'timeout ' + (t.reason or '')
+                    t.reason = t.reason.strip()
+            else:
+                # runner.sh: "not ok 3 selftests: x: y # exit=139"
+                t.reason = directive
+        t.duration_ms = lv.duration
+        self._adopt(t, sub)
+        t.log = _cap(lv.log)
+        lv.results.append(t)
+        lv.log = []
+        lv.duration = None
+        lv.header = None
+
+    def finish(self):
+        while len(self.levels) > 1:
+            self._orphans()
+        root = Test('', None, 'pass', -1, 0)
+        lv = self.levels[0]
+        root.subtests = lv.results
+        root.plan = lv.plan
+        root.bail_out = lv.bail_out
+        root.log = _cap(lv.log)
+        return root
+
+
+def _cap(lines, limit=EXCERPT_LINES):
+    if len(lines) <= limit:
+        return list(lines)
+    keep = limit // 2
+    return lines[:keep] + ['[... %d lines omitted ...]'
+                           % (len(lines) - 2 * keep)] + lines[-keep:]
+
+
+def parse(lines):
+    """Parse KTAP text: LINES is a string, or an iterable of strings or of
+    (line number, text) pairs. Returns the root Test (name '', depth -1):
+    its subtests are the top-level results, its plan the top-level plan,
+    its log the lines after the last top-level result."""
+    if isinstance(lines, str):
+        lines = lines.split('\n')
+        if lines and lines[-1] == '':
+            lines.pop()
+    p = _Parser()
+    for n, item in enumerate(lines, 1):
+        if isinstance(item, tuple):
+            p.feed(item[0], item[1])
+        else:
+            p.feed(n, item)
+    return p.finish()
+
+
+def _unique(names, name):
+    if name not in names:
+        names.add(name)
+        return name
+    i = 2
+    while '%s#%d' % (name, i) in names:
+        i += 1
+    name = '%s#%d' % (name, i)
+    names.add(name)
+    return name
+
+
+def flatten(root, prefix=()):
+    """Every test of the tree, parents before their subtests, as dicts:
+    path (list of names from the top; a name repeated among siblings gets
+    "#2", "#3"), id ("/".join(path)), key (the same path by position:
+    "<document>.<number>" at each depth, for matching one test across runs
+    when a program puts its outcome in the name, as ksft_test_result_fail()
+    callers often do: "futex_requeue many returned: 11" / "futex_requeue
+    many succeeds"), status, directive, reason,
+    duration_ms, depth, number, line, leaf, subtests/missing counts,
+    collection, excerpt (the test's log, newline-joined)."""
+    out = []
+
+    def walk(t, path, keys):
+        names = set()
+        for s in t.subtests:
+            p = path + (_unique(names, s.name),)
+            k = keys + (s.key,)
+            out.append({
+                'path': list(p), 'id': '/'.join(p), 'name': s.name,
+                'key': '/'.join(k),
+                'status': s.status, 'directive': s.directive,
+                'reason': s.reason, 'duration_ms': s.duration_ms,
+                'depth': s.depth, 'number': s.number, 'line': s.line,
+                'leaf': not s.subtests, 'subtests': len(s.subtests),
+                'missing': s.missing(), 'bail_out': s.bail_out,
+                'collection': s.collection,
+                'excerpt': '\n'.join(s.log),
+            })
+            walk(s, p, k)
+
+    walk(root, tuple(prefix), tuple(prefix))
+    return out
+
+
+def counts(tests, leaves_only=True):
+    """{'pass': n, 'fail': n, 'skip': n, 'error': n} over flatten() output."""
+    c = {'pass': 0, 'fail': 0, 'skip': 0, 'error': 0}
+    for t in tests:
+        if leaves_only and not t['leaf']:
+            continue
+        c[t['status']] += 1
+    return c
+
+
+def main(argv=None):
+    """ktap.py [--prefix A/B] [FILE]: print every test of a KTAP stream
+    (FILE or stdin) as one JSON object per line, parents first."""
+    import argparse
+    import json
+    import sys
+    ap = argparse.ArgumentParser(prog='ktap.py', description=main.__doc__)
+    ap.add_argument('--prefix', default='', help='path to put first')
+    ap.add_argument('file', nargs='?', help='KTAP text (default: stdin)')
+    a = ap.parse_args(argv)
+    try:
+        if a.file:
+            with open(a.file, encoding='utf-8', errors='replace') as f:
+                text = f.read()
+        else:
+            text = sys.stdin.read()
+    except OSError as e:
+        print('ktap.py: %s' % e, file=sys.stderr)
+        return 2
+    prefix = tuple(p for p in a.prefix.split('/') if p)
+    for t in flatten(parse(text), prefix):
+        print(json.dumps(t, sort_keys=True))
+    return 0
+
+
+if __name__ == '__main__':
+    import sys
+    sys.exit(main())

@@ -1,0 +1,325 @@
+#!/usr/bin/env bats
+bats_require_minimum_version 1.5.0
+# Tooling tests of the kselftest wiring (issue 11): targets as variant data,
+# the per-target guest programs (scripts/kselftest-suite) and their test
+# selection in run-suite, nested KTAP as per-test results in results.json
+# and JUnit, the pristine kernel (#@ source = pristine) and the regressions
+# column of the summary. Fakes only: seconds, no kernel.
+
+load helpers
+
+setup() {
+	export PYTHONDONTWRITEBYTECODE=1
+}
+
+V() { "$TOP/scripts/variant" "$@"; }
+
+# A scratch configs/ with the given variant files (NAME:LINE|LINE...).
+cfg() {
+	export CONFIGS=$BATS_TEST_TMPDIR/configs
+	mkdir -p "$CONFIGS"
+	echo 'CONFIG_BASE=y' >"$CONFIGS/base.config"
+	local spec
+	for spec in "$@"; do
+		tr '|' '\n' <<<"${spec#*:}" >"$CONFIGS/${spec%%:*}.variant"
+	done
+}
+
+@test "variant: kselftest targets are data; an unknown one is exit 2 naming file and line; KSELFTEST picks the set" {
+	cfg 'a:#@ kselftests = futex ptrace|#@ suites = smoke kselftest' \
+		'b:#@ extends = a|#@ kselftests += nosuch' 'c:#@ suites = kselftest'
+	[ "$(V get a kselftests)" = "futex ptrace" ]
+	[ "$(V get a kselftest_set)" = quick ]
+	[ "$(KSELFTEST=full V get a kselftest_set)" = full ]
+	run V get a kselftest_set
+	[ "$output" = quick ]
+	run env KSELFTEST=most "$TOP/scripts/variant" get a kselftest_set
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"environment (KSELFTEST): kselftest_set: expected quick or full, not 'most'"* ]]
+	run V get b kselftests
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"configs/b.variant:2: kselftests: unknown kselftest target 'nosuch'"* ]]
+	# the kselftest suite without targets would run nothing
+	run V get c suites
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"suite kselftest needs '#@ kselftests = TARGET...'"* ]]
+	# the real default variant runs the kselftest suite
+	unset CONFIGS
+	[[ " $(V get default suites) " == *" kselftest "* ]]
+	[[ " $(V get default kselftests) " == *" futex "* ]]
+	[ "$(V get pristine source)" = pristine ]
+	[ "$(V get default source)" = series ]
+}
+
+# A fake kselftest list, targets.conf and skip.conf; the generated programs
+# run a fake run_kselftest.sh that prints its arguments as KTAP.
+fake_ksft() {
+	K=$BATS_TEST_TMPDIR/ksft
+	mkdir -p "$K/kselftest"
+	printf 'alpha:one\nalpha:two\nalpha:slow\nbeta:b1\n' >"$K/kselftest/kselftest-list.txt"
+	cat >"$K/kselftest/run_kselftest.sh" <<'SH'
+#!/bin/sh
+echo "TAP version 13"
+echo "# runner args: $*"
+echo "# two args: ${KSELFTEST_TWO_ARGS:-}"
+n=0
+for a in "$@"; do
+	case "$a" in -o|-t) ;; *:*) n=$((n + 1)); echo "ok $n selftests: ${a%%:*}: ${a#*:}" ;; esac
+done
+SH
+	chmod +x "$K/kselftest/run_kselftest.sh"
+	export TARGETS_CONF=$BATS_TEST_TMPDIR/targets.conf SKIP_CONF=$BATS_TEST_TMPDIR/skip.conf
+	export ARGS_CONF=$BATS_TEST_TMPDIR/args.conf KSELFTEST_DIR=$K/kselftest
+	printf 'alpha link=static timeout=45 quick=10 full=30\nbeta link=static timeout=20 timeout_full=99 quick=2 full=2\n' >"$TARGETS_CONF"
+	printf 'alpha:slow quick takes too long here\n' >"$SKIP_CONF"
+	printf 'alpha:two -n 3\n' >"$ARGS_CONF"
+}
+
+@test "kselftest-suite: a program per target: skips with reasons as KTAP, the rest through the tree's runner; --list; a selection" {
+	fake_ksft
+	out=$BATS_TEST_TMPDIR/out
+	run "$TOP/scripts/kselftest-suite" "$K/kselftest/kselftest-list.txt" quick "$out" alpha beta
+	[ "$status" -eq 0 ]
+	# budget: 3 x measured (10 + 2) + the largest per-test timeout
+	[ "$output" = 81 ]
+	run "$out/alpha"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ok 1 selftests: alpha: slow # SKIP takes too long here"* ]]
+	[[ "$output" == *"# runner args: -o 45 -t alpha:one -t alpha:two"* ]]
+	run "$out/alpha" --list
+	[ "$output" = "$(printf 'one\ntwo\nslow')" ]
+	# selected tests only (run-suite passes their names)
+	run "$out/alpha" two
+	[[ "$output" == *"# runner args: -o 45 -t alpha:two"* ]]
+	[[ "$output" != *"alpha: slow"* ]]
+	run "$out/alpha" slow
+	[[ "$output" == *"ok 1 selftests: alpha: slow # SKIP takes too long here"* ]]
+	[[ "$output" != *"runner args"* ]]
+	run "$out/alpha" nosuch
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no test nosuch in kselftest target alpha"* ]]
+	# args.conf's arguments reach the runner
+	run "$out/alpha" two
+	[[ "$output" == *"# two args: -n 3"* ]]
+	# the full set: no skip, the target's timeout_full
+	run "$TOP/scripts/kselftest-suite" "$K/kselftest/kselftest-list.txt" full "$out" alpha beta
+	[ "$output" = $((3 * 32 + 99)) ]
+	run "$out/alpha"
+	[[ "$output" == *"-t alpha:one -t alpha:two -t alpha:slow"* ]]
+	run "$out/beta"
+	[[ "$output" == *"-o 99 -t beta:b1"* ]]
+	# data errors are exit 2, named
+	run "$TOP/scripts/kselftest-suite" "$K/kselftest/kselftest-list.txt" quick "$out" gamma
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown kselftest target 'gamma'"* ]]
+}
+
+@test "run-suite: TESTS reaches inside a kselftest target program: only the selected tests run" {
+	fake_ksft
+	export TESTS_DIR=$BATS_TEST_TMPDIR/tests PATH=$TOP/tests/fakes:$PATH
+	"$TOP/scripts/kselftest-suite" "$K/kselftest/kselftest-list.txt" quick "$TESTS_DIR/kselftest" alpha beta >/dev/null
+	run sh "$TOP/guest-tests/runner/run-suite" kselftest 'kselftest/alpha/t*'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"# run-suite: 1 of 3 tests selected"* ]]
+	[[ "$output" == *"# runner args: -o 45 -t alpha:two"* ]]
+	[[ "$output" != *"TEST-BEGIN kselftest/beta"* ]]
+	run sh "$TOP/guest-tests/runner/run-suite" kselftest 'kselftest/*/nomatch'
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"nothing in kselftest matches"* ]]
+	# the host's rules agree
+	run python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import testsel
+print(testsel.selects(["kselftest/alpha/t*"], "kselftest", "alpha", "two"), testsel.selects(["kselftest/alpha/t*"], "kselftest", "alpha", "one"))' "$TOP/scripts"
+	[ "$output" = "True False" ]
+}
+
+# A console log in which the kselftest suite ran target T's real output F.
+ksft_log() { # TARGET KTAP-FILE RC
+	printf '@@@ HARNESS START variant=v date=2026-12-03T00:00:00Z\n@@@ READY release=6.12 uptime=1.0\n'
+	printf '@@@ HARNESS SEND run-suite kselftest\n@@@ SUITE-BEGIN kselftest uptime=1.0\n'
+	printf '@@@ TEST-BEGIN kselftest/%s uptime=1.0\n' "$1"
+	cat "$TOP/tests/ktap/$2"
+	printf '@@@ TEST-END kselftest/%s rc=%s uptime=9.0\n@@@ SUITE-END kselftest rc=%s uptime=9.0\n' "$1" "$3" "$3"
+	printf '@@@ HARNESS SUITE-DONE suite=kselftest elapsed=9\n@@@ HARNESS SEND poweroff -f\n'
+	printf '@@@ HARNESS QEMU-EXIT status=0\n@@@ HARNESS END elapsed=10\n'
+}
+
+@test "parse-console: nested kselftest KTAP gives a result per nested test; JUnit a testsuite per target" {
+	ksft_log clone3 noopts-clone3.ktap 1 >"$BATS_TEST_TMPDIR/console.log"
+	run "$TOP/scripts/parse-console" --out "$BATS_TEST_TMPDIR/r" "$BATS_TEST_TMPDIR/console.log"
+	[ "$status" -eq 1 ]
+	r=$BATS_TEST_TMPDIR/r/results.json
+	# every nested test, by suite/target/program/test
+	[ "$(jq -r '.tests[] | select(.id == "kselftest/clone3/clone3/clone3() in a new PID_NS") | .status' "$r")" = fail ]
+	[ "$(jq -r '.tests[] | select(.id == "kselftest/clone3/clone3/simple clone3()") | .status' "$r")" = pass ]
+	[ "$(jq -r '.tests[] | select(.id == "kselftest/clone3/clone3_cap_checkpoint_restore/global.clone3_cap_checkpoint_restore") | .status' "$r")" = fail ]
+	[ "$(jq -r '[.tests[] | select(.status == "skip")][0].skip_reason' "$r")" = "New time NS" ]
+	# leaves only: counts are tests, not programs
+	[ "$(jq -c '.counts | [.pass, .fail, .skip]' "$r")" = "$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import ktap
+c = ktap.counts(ktap.flatten(ktap.parse(open(sys.argv[2]).read())))
+print("[%d,%d,%d]" % (c["pass"], c["fail"], c["skip"]))' "$TOP/scripts" "$TOP/tests/ktap/noopts-clone3.ktap")" ]
+	[ "$(jq -r '.tests[0].key' "$r")" != null ]
+	# failing lines in the test's excerpt
+	jq -r '.tests[] | select(.id == "kselftest/clone3/clone3/clone3() in a new PID_NS") | .excerpt' "$r" |
+		grep -q 'Result (-22) is different than expected (0)'
+	grep -q '<testsuite name="kselftest/clone3"' "$BATS_TEST_TMPDIR/r/junit.xml"
+	grep -q 'name="clone3/clone3() in a new PID_NS"' "$BATS_TEST_TMPDIR/r/junit.xml"
+}
+
+@test "parse-console: a target whose output ends inside a program: its tests kept, the program an error" {
+	ksft_log futex noopts-futex-cut.ktap 0 | grep -v '^@@@ TEST-END' >"$BATS_TEST_TMPDIR/console.log"
+	run "$TOP/scripts/parse-console" --out "$BATS_TEST_TMPDIR/r" "$BATS_TEST_TMPDIR/console.log"
+	r=$BATS_TEST_TMPDIR/r/results.json
+	[ "$(jq -r '[.tests[] | select(.status == "pass")] | length' "$r")" = 39 ]
+	[ "$(jq -r '.tests[] | select(.id == "kselftest/futex/run.sh") | .status' "$r")" = error ]
+}
+
+# results.json of variant V under DIR with tests ID=STATUS...
+fake_results() { # DIR V ID=STATUS...
+	local d=$1/$2
+	shift 2
+	mkdir -p "$d"
+	python3 - "$d/results.json" "$@" <<'PY'
+import json, sys
+tests = []
+for a in sys.argv[2:]:
+    i, s = a.split('=')
+    tests.append({'id': i, 'key': i + '#k', 'suite': i.split('/')[0], 'status': s})
+c = {k: sum(1 for t in tests if t['status'] == k) for k in ('pass', 'fail', 'skip', 'error')}
+c['total'] = len(tests)
+cls = 1 if c['fail'] or c['error'] else 0
+json.dump({'variant': sys.argv[1].split('/')[-2], 'counts': c, 'tests': tests,
+           'kernel_problems': [], 'kernel_problems_total': 0, 'boot': {'ready_uptime_s': 1.0},
+           'duration_s': 5, 'exit_class': cls,
+           'reasons': [{'class': 1, 'reason': 'a test failed'}] if cls else []},
+          open(sys.argv[1], 'w'))
+PY
+}
+
+@test "summarize: regressions fail with the series and pass on pristine; pristine's own failures are known" {
+	R=$BATS_TEST_TMPDIR/results
+	fake_results "$R" default k/a/x=fail k/a/y=fail k/a/z=pass k/a/w=error u/p/t=fail
+	fake_results "$R" pristine k/a/x=pass k/a/y=fail k/a/z=pass k/a/w=pass
+	run "$TOP/scripts/summarize" "$R" default pristine
+	[ "$status" -eq 1 ]
+	[ "$(jq -c '.variants[] | select(.variant == "default") | [.regressions, .known_failures]' "$R/summary.json")" = '[2,1]' ]
+	[ "$(jq -c '.variants[] | select(.variant == "default") | .regressed_tests' "$R/summary.json")" = '["k/a/w","k/a/x"]' ]
+	[ "$(jq -c '.variants[] | select(.variant == "pristine") | [.regressions, .known_failures]' "$R/summary.json")" = '[null,1]' ]
+	[[ "${lines[0]}" == *regressions* ]]
+	[[ "$output" == *"default: regressions versus pristine: k/a/w k/a/x"* ]]
+	[[ "$output" == *"default: known failures (also on pristine): k/a/y"* ]]
+	# without pristine in the run there is nothing to judge against
+	run "$TOP/scripts/summarize" "$R" default
+	[ "$(jq -c '.variants[0].regressions' "$R/summary.json")" = null ]
+	# nor when pristine ran no test (it did not build or boot): "-", not 0
+	fake_results "$R" pristine
+	run "$TOP/scripts/summarize" "$R" default pristine
+	[ "$(jq -c '.variants[0].regressions' "$R/summary.json")" = null ]
+	[[ "${lines[1]}" == "default "*" 3       -            1"* ]]
+}
+
+@test "build-kernel: #@ source = pristine builds the tree's tag pristine, without the series" {
+	fake_project "$BATS_TEST_TMPDIR/p"
+	make_patch 0001-two-is-three 2 3
+	echo 0001-two-is-three.patch >"$PATCHES/series"
+	add_variant pristine '#@ extends = default' '#@ source = pristine'
+	"$TOP/scripts/prepare-source"
+	run "$TOP/scripts/build-kernel" default
+	[ "$status" -eq 0 ]
+	run "$TOP/scripts/build-kernel" pristine
+	[ "$status" -eq 0 ]
+	grep -q 'return 3;' "$ARTIFACTS/default/bzImage"
+	grep -q 'return 2;' "$ARTIFACTS/pristine/bzImage"
+	[ "$(jq -r .source "$ARTIFACTS/pristine/kernel.json")" = pristine ]
+	# the series tree is left as it was
+	[ "$(git -C "$BUILD/linux" log --format=%s -1)" = "foo: 0001-two-is-three" ]
+	# up to date the second time
+	run "$TOP/scripts/build-kernel" pristine
+	[[ "$output" == *"up to date"* ]]
+}
+
+# A stand-in for scripts/build-kselftests: the overlay of target alpha (a
+# list and a runner that prints its arguments), and a record of its call.
+fake_build_kselftests() {
+	export BUILD_KSELFTESTS=$BATS_TEST_TMPDIR/build-kselftests
+	cat >"$BUILD_KSELFTESTS" <<'SH'
+#!/bin/sh
+# fake build-kselftests HEADERS OUT TARGET...
+[ -n "$(ls "$1/include/linux/"*.h)" ] || { echo "no headers in $1" >&2; exit 2; }
+out=$2
+shift 2
+# one argument per target
+echo "$# targets: $*" >>"$BATS_TEST_TMPDIR/ksft-builds"
+mkdir -p "$out/kselftest"
+printf 'alpha:one\nalpha:two\nalpha:slow\nbeta:b1\n' >"$out/kselftest/kselftest-list.txt"
+printf '#!/bin/sh\necho "TAP version 13"\necho "# runner args: $*"\n' >"$out/kselftest/run_kselftest.sh"
+chmod +x "$out/kselftest/run_kselftest.sh"
+SH
+	chmod +x "$BUILD_KSELFTESTS"
+	export TARGETS_CONF=$BATS_TEST_TMPDIR/targets.conf SKIP_CONF=$BATS_TEST_TMPDIR/skip.conf
+	export ARGS_CONF=$BATS_TEST_TMPDIR/args.conf
+	printf 'alpha link=static timeout=45 quick=10 full=30\nbeta link=static timeout=20 quick=2 full=2\n' >"$TARGETS_CONF"
+	printf 'alpha:slow quick takes too long here\n' >"$SKIP_CONF"
+	: >"$ARGS_CONF"
+}
+
+@test "build-initramfs: #@ kselftests built against the variant's headers into the initramfs; timeout from the budget; KSELFTEST=full rebuilds" {
+	fake_project "$BATS_TEST_TMPDIR/p"
+	fake_build_kselftests
+	mkdir -p "$GUEST_TESTS/kselftest"
+	printf 'kselftest = yes\ntimeout = 60\n' >"$GUEST_TESTS/kselftest/suite.conf"
+	add_variant default '#@ cmdline = fake=clean' '#@ suites = smoke kselftest' '#@ kselftests = alpha beta' 'CONFIG_FEATURE=y'
+	"$TOP/scripts/prepare-source"
+	"$TOP/scripts/build-kernel" default
+	run "$TOP/scripts/build-initramfs" default
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# the overlay was built once, for target alpha
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/ksft-builds")" = 1 ]
+	[ "$(cat "$BATS_TEST_TMPDIR/ksft-builds")" = "2 targets: alpha beta" ]
+	# the guest programs, and the suite's timeout: 60 + 3 x (10 + 2) + 45
+	[ -x "$ARTIFACTS/default/guest-tests/kselftest/alpha" ]
+	[ -x "$ARTIFACTS/default/guest-tests/kselftest/beta" ]
+	[ "$(jq -r .suites.kselftest.timeout "$ARTIFACTS/default/variant.json")" = 141 ]
+	zcat "$ARTIFACTS/default/initramfs.cpio.gz" | cpio -t --quiet | grep -qx 'kselftest/run_kselftest.sh'
+	# the program runs the quick set through the overlay's runner
+	run env KSELFTEST_DIR="$BUILD/ksft/default/kselftest" "$ARTIFACTS/default/guest-tests/kselftest/alpha"
+	[[ "$output" == *"# SKIP takes too long here"* ]]
+	[[ "$output" == *"runner args: -o 45 -t alpha:one -t alpha:two"* ]]
+	# unchanged: up to date, no new kselftest build
+	run "$TOP/scripts/build-initramfs" default
+	[[ "$output" == *"up to date"* ]]
+	# the full set: the variant changed; the overlay is reused
+	KSELFTEST=full run "$TOP/scripts/build-initramfs" default
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"changed: variant"* ]]
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/ksft-builds")" = 1 ]
+	[ "$(jq -r .suites.kselftest.timeout "$ARTIFACTS/default/variant.json")" = $((60 + 96 + 45)) ]
+	run env KSELFTEST_DIR="$BUILD/ksft/default/kselftest" "$ARTIFACTS/default/guest-tests/kselftest/alpha"
+	[[ "$output" == *"-t alpha:one -t alpha:two -t alpha:slow"* ]]
+}
+
+@test "rerun-failed: a failed nested kselftest test reruns the runner's program it is in; deeper globs select it" {
+	d=$BATS_TEST_TMPDIR/r
+	mkdir -p "$d"
+	cat >"$d/results.json" <<'JSON'
+{"exit_class": 1, "suites": [{"name": "kselftest"}], "kernel_problems": [],
+ "tests": [{"suite": "kselftest", "program": "futex", "name": "run.sh/futex_requeue many returned: 11", "number": 3, "status": "fail"},
+           {"suite": "kselftest", "program": "futex", "name": "run.sh/futex_wake private returned: 0", "number": 5, "status": "fail"},
+           {"suite": "kselftest", "program": "mm", "name": "cow", "number": 2, "status": "error"}]}
+JSON
+	run "$TOP/scripts/select-tests" failed "$d"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = kselftest ]
+	[ "${lines[1]}" = "kselftest/futex/run.sh kselftest/mm/cow" ]
+	# a glob below the runner's program selects that program
+	run python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import testsel
+print(testsel.selects(["kselftest/alpha/two/sub*"], "kselftest", "alpha", "two"))' "$TOP/scripts"
+	[ "$output" = True ]
+	fake_ksft
+	export TESTS_DIR=$BATS_TEST_TMPDIR/tests PATH=$TOP/tests/fakes:$PATH
+	"$TOP/scripts/kselftest-suite" "$K/kselftest/kselftest-list.txt" quick "$TESTS_DIR/kselftest" alpha >/dev/null
+	run sh "$TOP/guest-tests/runner/run-suite" kselftest 'kselftest/alpha/two/sub*'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"# runner args: -o 45 -t alpha:two"* ]]
+}
