@@ -10,7 +10,7 @@
 
 #define Q	ISOL_F_QUIESCE
 #define VM	ISOL_F_QUIESCE_VMSTATS
-#define DEF	ISOL_F_QUIESCE_DEFMASK
+#define DEF	PR_ISOL_QUIESCE_GET_DEFAULT
 
 struct row {
 	const char *what;
@@ -27,6 +27,10 @@ static const struct row table[] = {
 	{ "FEAT unknown feature bits", PR_ISOL_FEAT, ~0UL, 0, 0, 0, -EINVAL },
 	{ "FEAT 0 with arg3", PR_ISOL_FEAT, 0, 1, 0, 0, -EINVAL },
 	{ "FEAT quiesce unknown arg3", PR_ISOL_FEAT, Q, 2, 0, 0, -EINVAL },
+	/* the default-mask query is not the value of an action bit */
+	{ "FEAT quiesce arg3 = VMSTATS bit", PR_ISOL_FEAT, Q, VM, 0, 0, -EINVAL },
+	{ "FEAT quiesce default mask", PR_ISOL_FEAT, Q, DEF, 0, 0, VM },
+	{ "SET default-mask selector as mask", PR_ISOL_SET, Q, DEF, 0, 0, -EINVAL },
 	{ "FEAT arg4 set", PR_ISOL_FEAT, 0, 0, 1, 0, -EINVAL },
 	{ "FEAT arg5 set", PR_ISOL_FEAT, 0, 0, 0, 1, -EINVAL },
 	/* no state yet */

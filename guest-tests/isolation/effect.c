@@ -624,18 +624,20 @@ static int nr_nodes(void)
 }
 
 /*
- * Pages on @cpu's per-cpu lists of the zones of @node, from the "pagesets"
- * part of /proc/zoneinfo; -1 on error.
+ * Sum of the "@field:" values (count, high) of @cpu's per-cpu lists over the
+ * zones of @node (-1: every node), from the "pagesets" part of
+ * /proc/zoneinfo; -1 on error.
  */
-static long zoneinfo_pcp_count(int node, int cpu)
+static long zoneinfo_pcp_field(int node, int cpu, const char *field)
 {
-	char line[256];
+	char line[256], fmt[32];
 	int cur_node = -1, cur_cpu = -1;
 	long sum = 0, v;
 	FILE *f = fopen("/proc/zoneinfo", "r");
 
 	if (!f)
 		return -1;
+	snprintf(fmt, sizeof(fmt), "%s: %%ld", field);
 	while (fgets(line, sizeof(line), f)) {
 		char *p = line;
 		int n;
@@ -647,13 +649,18 @@ static long zoneinfo_pcp_count(int node, int cpu)
 			cur_cpu = -1;
 		} else if (sscanf(p, "cpu: %d", &n) == 1) {
 			cur_cpu = n;
-		} else if (sscanf(p, "count: %ld", &v) == 1) {
-			if (cur_node == node && cur_cpu == cpu)
+		} else if (sscanf(p, fmt, &v) == 1) {
+			if ((node < 0 || cur_node == node) && cur_cpu == cpu)
 				sum += v;
 		}
 	}
 	fclose(f);
 	return sum;
+}
+
+static long zoneinfo_pcp_count(int node, int cpu)
+{
+	return zoneinfo_pcp_field(node, cpu, "count");
 }
 
 /*
@@ -791,6 +798,103 @@ TEST_F_TIMEOUT(effect, numa_remote_pages_stat_refresh, 120)
 	EXPECT_EQ(0, pcp_q);
 	EXPECT_EQ(0, q.exec);
 	EXPECT_EQ(0, q.sw);
+}
+
+#define HIGH_GROW_PAGES	8192	/* 32 MiB: many pcp refills */
+#define HIGH_RETURNS	1000
+
+/*
+ * pcp child: fault in and free HIGH_GROW_PAGES pages, which raises the
+ * per-cpu high marks of the CPU's zones (pcp auto-tuning on refills); then
+ * activate quiescing, report, and make HIGH_RETURNS system calls when told.
+ */
+static void pcp_high_child(struct ctl *c, int cpu)
+{
+	char *buf;
+	int i;
+
+	if (pin_to_cpu(cpu)) {
+		c->err = 1;
+		_exit(1);
+	}
+	buf = mmap(NULL, HIGH_GROW_PAGES * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED) {
+		c->err = 2;
+		_exit(1);
+	}
+	for (i = 0; i < HIGH_GROW_PAGES; i++)
+		buf[i * PAGE] = 1;
+	if (munmap(buf, HIGH_GROW_PAGES * PAGE)) {
+		c->err = 5;
+		_exit(1);
+	}
+	if (isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS)) {
+		c->err = 3;
+		_exit(1);
+	}
+	c->stage = 1;
+	wait_stage(c, 2, true);
+	for (i = 0; i < HIGH_RETURNS; i++)
+		syscall(SYS_getppid);
+	c->stage = 3;
+	wait_stage(c, 4, true);
+	_exit(0);
+}
+
+/*
+ * The quiescing replaces vmstat_update's pageset work, which decays the
+ * per-cpu high mark by 1/8 once per vm.stat_interval.  It must not do more
+ * than that: one step per return to user space would collapse the
+ * auto-tuned high mark within some 20 returns.  HIGH_RETURNS system calls
+ * take far less than a stat interval, so allow two steps ((7/8)^2 > 3/4).
+ */
+TEST_F_TIMEOUT(effect, pcp_high_not_decayed_per_return, 120)
+{
+	unsigned long iso = isolated_cpus();
+	long before, grown, after;
+	struct ctl *c;
+	int cpu, hk, status;
+	pid_t pid;
+
+	if (!isol_built_in())
+		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
+	cpu = pick_isolated_cpu(iso);
+	if (cpu < 0)
+		cpu = pick_housekeeping_cpu(iso, true);
+	hk = pick_housekeeping_cpu(iso, false);
+	if (cpu < 0 || hk < 0 || cpu == hk)
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(0, pin_to_cpu(hk));
+	c = ctl_map();
+	ASSERT_NE(NULL, c);
+	before = zoneinfo_pcp_field(-1, cpu, "high");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		pcp_high_child(c, cpu);
+	wait_stage(c, 1, false);
+	grown = zoneinfo_pcp_field(-1, cpu, "high");
+	c->stage = 2;
+	wait_stage(c, 3, false);
+	after = zoneinfo_pcp_field(-1, cpu, "high");
+	c->stage = 4;
+	waitpid(pid, &status, 0);
+	ASSERT_EQ(0, c->err);
+
+	ksft_print_msg("metric: pcp_cpu=%d\n", cpu);
+	ksft_print_msg("metric: pcp_high_before=%ld\n", before);
+	ksft_print_msg("metric: pcp_high_grown_quiescing=%ld\n", grown);
+	ksft_print_msg("metric: pcp_high_after_returns=%ld\n", after);
+	ksft_print_msg("metric: pcp_high_returns=%d\n", HIGH_RETURNS);
+	ASSERT_LT(before, grown) {
+		TH_LOG("inconclusive: CPU %d's pcp high marks did not grow (%ld -> %ld)",
+		       cpu, before, grown);
+	}
+	EXPECT_LE(grown * 3, after * 4) {
+		TH_LOG("pcp high %ld -> %ld after %d returns of a quiescing task",
+		       grown, after, HIGH_RETURNS);
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -47,7 +47,17 @@
 #define PR_ISOL_CTRL_SET	0x49534353
 #define ISOL_F_QUIESCE		(1UL << 0)
 #define ISOL_F_QUIESCE_VMSTATS	(1UL << 0)
-#define ISOL_F_QUIESCE_DEFMASK	(1UL << 0)
+#endif
+
+/*
+ * PR_ISOL_FEAT sub-commands for ISOL_F_QUIESCE (arg3).  The default-mask
+ * query has its own name and a value that can never be an action bit
+ * (bit 31 would make the returned mask negative), so that passing it to
+ * PR_ISOL_SET by mistake fails instead of selecting an action.
+ */
+#ifndef PR_ISOL_QUIESCE_GET_DEFAULT
+#define PR_ISOL_QUIESCE_LIST		0UL
+#define PR_ISOL_QUIESCE_GET_DEFAULT	(1UL << 31)
 #endif
 
 /* Signed copies for comparisons with prctl() results */

@@ -4,7 +4,7 @@
  * default_quiesce starts as the first version's action set (vmstat),
  * round-trips, an empty write clears it, an unknown name is
  * EINVAL, a non-root write is EACCES; PR_ISOL_FEAT(ISOL_F_QUIESCE,
- * ISOL_F_QUIESCE_DEFMASK) follows it.
+ * PR_ISOL_QUIESCE_GET_DEFAULT) follows it.
  */
 #include "isol_common.h"
 #include "kselftest_harness.h"
@@ -16,7 +16,7 @@
 
 static long defmask(void)
 {
-	return isol_prctl(PR_ISOL_FEAT, ISOL_F_QUIESCE, ISOL_F_QUIESCE_DEFMASK, 0, 0);
+	return isol_prctl(PR_ISOL_FEAT, ISOL_F_QUIESCE, PR_ISOL_QUIESCE_GET_DEFAULT, 0, 0);
 }
 
 FIXTURE(defq) {
@@ -42,7 +42,7 @@ FIXTURE_TEARDOWN(defq)
  * First in this file, before the fixtures below write default_quiesce:
  * the boot value is the set of actions of the first version of the
  * interface, not "everything supported", so that actions added by a newer
- * kernel are not switched on for applications using ISOL_F_QUIESCE_DEFMASK.
+ * kernel are not switched on for applications using PR_ISOL_QUIESCE_GET_DEFAULT.
  */
 TEST(default_quiesce_boot_value)
 {

@@ -237,7 +237,8 @@ TEST(preempt_not_running)
 	EXPECT_EQ(UMCG_TASK_IDLE, umcg_task_state(&w->task) & UMCG_TASK_STATE_MASK);
 	EXPECT_TRUE(umcg_server_settle(&n->s));
 	ASSERT_EQ(0, syscall(SYS_tgkill, getpid(), w->tid, SIGUSR1));
-	ASSERT_TRUE(umcg_wait_signal_taken(w->tid, 10000));
+	/* It waits in its yield: the signal stays pending, blocked. */
+	ASSERT_TRUE(umcg_wait_signal_held(w->tid, 10000));
 	EXPECT_EQ(1, __atomic_load_n(&handled, __ATOMIC_SEQ_CST))
 		TH_LOG("the late signal's handler ran while the worker was IDLE");
 	EXPECT_EQ(UMCG_TASK_IDLE, umcg_task_state(&w->task) & UMCG_TASK_STATE_MASK);

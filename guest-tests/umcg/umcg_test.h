@@ -153,6 +153,27 @@ static inline bool umcg_wait_signal_taken(pid_t tid, int timeout_ms)
 	return false;
 }
 
+/*
+ * Wait until thread @tid of this process sleeps ('S') with a signal pending
+ * for it (SigPnd not zero): a waiting worker keeps signals sent to it
+ * pending, blocked, until a server runs it.  False after @timeout_ms.
+ */
+static inline bool umcg_wait_signal_held(pid_t tid, int timeout_ms)
+{
+	uint64_t end = umcg_now_ns(CLOCK_MONOTONIC) +
+		       (uint64_t)timeout_ms * 1000000ULL;
+	char buf[64];
+
+	do {
+		if (umcg_task_status(getpid(), tid, "SigPnd", buf, sizeof(buf)) &&
+		    strspn(buf, "0") != strlen(buf) &&
+		    umcg_task_state_letter(tid) == 'S')
+			return true;
+		usleep(1000);
+	} while (umcg_now_ns(CLOCK_MONOTONIC) < end);
+	return false;
+}
+
 /* Number of voluntary context switches of a thread of process @pid. */
 static inline long umcg_task_nvcsw(pid_t pid, pid_t tid)
 {

@@ -13,8 +13,11 @@
  * faults and the worker sleeps until this test says so.  The first fault
  * happens while the worker is IDLE; the server then runs it, the test wakes
  * the fault without resolving it, so the worker faults again - now RUNNING -
- * and only then is the page made writable.  Covered twice: at registration,
- * and when a worker that blocked in read() wakes up.
+ * and only then is the page made writable.  That is the wake of a worker
+ * that blocked in read().  At registration the kernel checks the word
+ * writable before it queues the worker (a registration that fails must
+ * not leave the worker on the list, review finding 5), so there the fault
+ * happens while the worker is not queued yet, and is resolved.
  */
 #include <fcntl.h>
 #include <linux/userfaultfd.h>
@@ -34,6 +37,7 @@ static struct {
 	int			faults;		/* uffd messages seen */
 	int			handler_err;
 	uint32_t		state_at_fault2;
+	uint64_t		listed_at_fault1;	/* list head then */
 } *c;
 
 static long uffd_open(void)
@@ -106,6 +110,24 @@ static void *handler(void *arg)
 	c->state_at_fault2 = umcg_task_state(&c->w.task);
 	ret = uffd_wp(c->uffd, c->word, false);
 out:
+	c->handler_err = ret;
+	return NULL;
+}
+
+/* Registration: one fault, before the worker is on the list; resolve it. */
+static void *precheck_handler(void *arg)
+{
+	int ret;
+
+	(void)arg;
+	ret = uffd_read_fault(c->uffd, 20000);
+	if (!ret) {
+		/* The worker sleeps in the fault; is it on the list? */
+		usleep(100000);
+		c->listed_at_fault1 = __atomic_load_n(&c->g.idle_workers,
+						      __ATOMIC_SEQ_CST);
+		ret = uffd_wp(c->uffd, c->word, false);
+	}
 	c->handler_err = ret;
 	return NULL;
 }
@@ -225,13 +247,23 @@ static void run_through_faults(struct __test_metadata *_metadata, pthread_t h)
 
 TEST(fault_in_register_wake)
 {
+	struct umcg_worker *w;
 	pthread_t t, h;
 
 	UMCG_REQUIRE();
 	setup(_metadata, true);
-	ASSERT_EQ(0, pthread_create(&h, NULL, handler, NULL));
+	ASSERT_EQ(0, pthread_create(&h, NULL, precheck_handler, NULL));
 	ASSERT_EQ(0, pthread_create(&t, NULL, worker, NULL));
-	run_through_faults(_metadata, h);
+	pthread_join(h, NULL);
+	ASSERT_EQ(0, c->handler_err);
+	EXPECT_EQ(1, c->faults);
+	EXPECT_EQ(0, c->listed_at_fault1)
+		TH_LOG("the registration faulted after it queued the worker");
+	w = take_worker(10000);
+	ASSERT_EQ(&c->w, w);
+	/* The idle-server word was consumed by the kernel's wake. */
+	EXPECT_EQ(0, __atomic_load_n(c->word, __ATOMIC_SEQ_CST));
+	ASSERT_EQ(0, run_until_settled(w, 10000));
 	/* It ran its code after registering, then blocked in read(). */
 	ASSERT_EQ(1, __atomic_load_n(&c->progress, __ATOMIC_SEQ_CST))
 		TH_LOG("the worker never returned from umcg_ctl()");
