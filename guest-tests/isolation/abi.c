@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Item 1: every PR_ISOL_* command with valid and invalid arguments returns
- * the documented value or errno, in the order a fresh task sees them.
+ * Every PR_ISOL_* command with valid and invalid arguments returns the
+ * documented value or errno, in the order a fresh task sees them.
+ * Deactivation is idempotent (also without state); an active task always
+ * has a non-empty quiesce mask.
  */
 #include "isol_common.h"
 #include "kselftest_harness.h"
 
 #define Q	ISOL_F_QUIESCE
 #define VM	ISOL_F_QUIESCE_VMSTATS
-#define DEF	ISOL_F_QUIESCE_DEFMASK
+#define DEF	PR_ISOL_QUIESCE_GET_DEFAULT
 
 struct row {
 	const char *what;
@@ -25,6 +27,10 @@ static const struct row table[] = {
 	{ "FEAT unknown feature bits", PR_ISOL_FEAT, ~0UL, 0, 0, 0, -EINVAL },
 	{ "FEAT 0 with arg3", PR_ISOL_FEAT, 0, 1, 0, 0, -EINVAL },
 	{ "FEAT quiesce unknown arg3", PR_ISOL_FEAT, Q, 2, 0, 0, -EINVAL },
+	/* the default-mask query is not the value of an action bit */
+	{ "FEAT quiesce arg3 = VMSTATS bit", PR_ISOL_FEAT, Q, VM, 0, 0, -EINVAL },
+	{ "FEAT quiesce default mask", PR_ISOL_FEAT, Q, DEF, 0, 0, VM },
+	{ "SET default-mask selector as mask", PR_ISOL_SET, Q, DEF, 0, 0, -EINVAL },
 	{ "FEAT arg4 set", PR_ISOL_FEAT, 0, 0, 1, 0, -EINVAL },
 	{ "FEAT arg5 set", PR_ISOL_FEAT, 0, 0, 0, 1, -EINVAL },
 	/* no state yet */
@@ -35,7 +41,9 @@ static const struct row table[] = {
 	{ "CTRL_GET without state", PR_ISOL_CTRL_GET, 0, 0, 0, 0, 0 },
 	{ "CTRL_GET arg2 set", PR_ISOL_CTRL_GET, Q, 0, 0, 0, -EINVAL },
 	{ "CTRL_SET activate before SET", PR_ISOL_CTRL_SET, Q, 0, 0, 0, -EINVAL },
-	{ "CTRL_SET deactivate before SET", PR_ISOL_CTRL_SET, 0, 0, 0, 0, -EINVAL },
+	/* deactivation is idempotent, with or without state */
+	{ "CTRL_SET deactivate before SET", PR_ISOL_CTRL_SET, 0, 0, 0, 0, 0 },
+	{ "CTRL_GET after deactivate without state", PR_ISOL_CTRL_GET, 0, 0, 0, 0, 0 },
 	/* invalid SETs must not create state */
 	{ "SET unknown quiesce bit", PR_ISOL_SET, Q, 2, 0, 0, -EINVAL },
 	{ "SET all quiesce bits", PR_ISOL_SET, Q, ~0UL, 0, 0, -EINVAL },
@@ -45,6 +53,10 @@ static const struct row table[] = {
 	{ "SET arg5 set", PR_ISOL_SET, Q, VM, 0, 1, -EINVAL },
 	{ "GET after invalid SETs", PR_ISOL_GET, Q, 0, 0, 0, 0 },
 	{ "CTRL_SET after invalid SETs", PR_ISOL_CTRL_SET, Q, 0, 0, 0, -EINVAL },
+	/* an empty mask is state, but there is nothing to activate */
+	{ "SET empty mask", PR_ISOL_SET, Q, 0, 0, 0, 0 },
+	{ "CTRL_SET activate with empty mask", PR_ISOL_CTRL_SET, Q, 0, 0, 0, -EINVAL },
+	{ "CTRL_GET after activating empty mask", PR_ISOL_CTRL_GET, 0, 0, 0, 0, 0 },
 	/* valid sequence */
 	{ "SET vmstat", PR_ISOL_SET, Q, VM, 0, 0, 0 },
 	{ "GET vmstat", PR_ISOL_GET, Q, 0, 0, 0, VM },
@@ -56,13 +68,17 @@ static const struct row table[] = {
 	{ "CTRL_SET activate again", PR_ISOL_CTRL_SET, Q, 0, 0, 0, 0 },
 	{ "SET again, unknown bit", PR_ISOL_SET, Q, 2, 0, 0, -EINVAL },
 	{ "GET unchanged by invalid SET", PR_ISOL_GET, Q, 0, 0, 0, VM },
-	{ "SET empty mask", PR_ISOL_SET, Q, 0, 0, 0, 0 },
-	{ "GET empty mask", PR_ISOL_GET, Q, 0, 0, 0, 0 },
+	/* active quiescing always has something to do */
+	{ "SET empty mask while active", PR_ISOL_SET, Q, 0, 0, 0, -EINVAL },
+	{ "GET unchanged by empty SET", PR_ISOL_GET, Q, 0, 0, 0, VM },
 	{ "CTRL_GET still active", PR_ISOL_CTRL_GET, 0, 0, 0, 0, Q },
 	{ "SET vmstat again", PR_ISOL_SET, Q, VM, 0, 0, 0 },
 	{ "CTRL_SET deactivate", PR_ISOL_CTRL_SET, 0, 0, 0, 0, 0 },
 	{ "CTRL_GET inactive", PR_ISOL_CTRL_GET, 0, 0, 0, 0, 0 },
+	{ "CTRL_SET deactivate twice", PR_ISOL_CTRL_SET, 0, 0, 0, 0, 0 },
 	{ "GET keeps mask", PR_ISOL_GET, Q, 0, 0, 0, VM },
+	{ "SET empty mask while inactive", PR_ISOL_SET, Q, 0, 0, 0, 0 },
+	{ "GET empty mask", PR_ISOL_GET, Q, 0, 0, 0, 0 },
 	/* neighbours of the ASCII-magic values are not commands */
 	{ "unknown 'ISO\\0'", 0x49534f00, 0, 0, 0, 0, -EINVAL },
 	{ "unknown 'ISOX'", 0x49534f58, Q, 0, 0, 0, -EINVAL },

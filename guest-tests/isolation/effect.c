@@ -1,17 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Items 4-6: the effect of ISOL_F_QUIESCE_VMSTATS, counted with tracefs
- * (workqueue_execute_start of vmstat_update / refresh_vm_stats on the CPU
- * of the task).  Each test measures a baseline without activation in the
- * same boot; a baseline of 0 events means the scenario did not reproduce,
- * and the test fails as inconclusive instead of passing.
+ * The effect of ISOL_F_QUIESCE_VMSTATS, measured in one boot against a
+ * baseline without activation:
+ *  - interruptions of the task's CPU: executions of the vmstat work
+ *    functions (workqueue_execute_start) and switches to a kworker
+ *    (sched_switch) that ran vmstat work or nothing at all (a kworker woken
+ *    for work that was cancelled before it ran still switches in once);
+ *    switches to a kworker that only ran other work (vmstat_shepherd, whose
+ *    timer may expire on any housekeeping CPU, a tty flush) are reported
+ *    apart.  Counted with tracefs;
+ *  - accuracy: counters changed by a system call (including its deferred
+ *    task_work) are in the global counters when it returns;
+ *  - NUMA: no remote-node pages are left on the CPU's per-cpu lists for
+ *    vmstat_refresh to come back for.
+ * A baseline that already shows the quiesced result means the scenario did
+ * not reproduce: the test fails as inconclusive instead of passing.
  */
 #include "isol_common.h"
 #include "kselftest_harness.h"
 
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/mempolicy.h>
 
 #define PAGE		4096UL
 #define RUN_SECONDS	5.0
@@ -19,12 +31,19 @@
 #define LOOP_PAGES	4096		/* > RUN_SECONDS / PERIOD_SEC */
 #define REFRESH_PAGES	16
 #define ACC_PAGES	4
+#define FPUT_TRIALS	20
+/* well below half the smallest per-cpu stat threshold (16 pages) */
+#define FPUT_PAGES	4
+#define NUMA_PAGES	64
+#define NUMA_REFRESHES	5
 
 /* Shared between the parent and the measured child, no syscalls needed */
 struct ctl {
 	volatile int stage;
 	volatile long syscalls;
 	volatile int err;
+	/* per-trial handshake of the deferred-fput test */
+	volatile int ready, go, done, ack;
 };
 
 static struct ctl *ctl_map(void)
@@ -44,6 +63,13 @@ static void wait_stage(struct ctl *c, int stage, bool spin)
 		if (!spin)
 			usleep(1000);
 	}
+}
+
+/* Spin (no system call) until *@v reaches @val or the peer failed. */
+static void wait_val(struct ctl *c, volatile int *v, int val)
+{
+	while (*v < val && !c->err)
+		;
 }
 
 static int pick_housekeeping_cpu(unsigned long iso, bool highest)
@@ -76,9 +102,23 @@ static void restore_stat_interval(const char *saved)
 }
 
 /*
- * Item 4 child: on a housekeeping CPU, for RUN_SECONDS, busy loop and
- * mlock() one new page every PERIOD_SEC (NR_MLOCK and the page allocation
- * dirty this CPU's vmstat differentials inside the syscall).
+ * Interruptions of @cpu in one phase, from the trace buffer; -1 on error.
+ * A quiesced phase that saw a vmstat switch prints the kworker trace lines
+ * too.
+ */
+static int count_irqs(int cpu, struct kworker_irqs *n, bool quiesce)
+{
+	if (trace_kworker_irqs(cpu, n, false))
+		return -1;
+	if (quiesce && n->sw)
+		trace_kworker_irqs(cpu, n, true);
+	return 0;
+}
+
+/*
+ * Housekeeping-CPU child: for RUN_SECONDS, busy loop and mlock() one new
+ * page every PERIOD_SEC (NR_MLOCK and the page allocation dirty this CPU's
+ * vmstat differentials inside the syscall).
  */
 static void loop_child(struct ctl *c, int cpu, bool quiesce)
 {
@@ -121,12 +161,12 @@ static void loop_child(struct ctl *c, int cpu, bool quiesce)
 	_exit(0);
 }
 
-/* Returns vmstat_update executions on @cpu during one run, -1 on error. */
+/* One run; returns 0 and the counts on @cpu, -1 on error. */
 static int loop_phase(struct __test_metadata *_metadata, int cpu, bool quiesce,
-		      long *syscalls)
+		      long *syscalls, struct kworker_irqs *n)
 {
 	struct ctl *c = ctl_map();
-	int status, count;
+	int status, ret;
 	pid_t pid;
 
 	if (!c)
@@ -144,17 +184,17 @@ static int loop_phase(struct __test_metadata *_metadata, int cpu, bool quiesce,
 	c->stage = 2;
 	wait_stage(c, 3, false);
 	trace_stop();
-	count = trace_count(cpu, "vmstat_update");
+	ret = count_irqs(cpu, n, quiesce);
 	c->stage = 4;
 	waitpid(pid, &status, 0);
 	*syscalls = c->syscalls;
 	if (c->err) {
 		TH_LOG("child error %d", c->err);
-		count = -1;
+		ret = -1;
 	}
 	trace_off();
 	munmap((void *)c, sizeof(*c));
-	return count;
+	return ret;
 }
 
 FIXTURE(effect) {
@@ -173,14 +213,15 @@ FIXTURE_TEARDOWN(effect)
 TEST_F_TIMEOUT(effect, housekeeping_cpu_vmstat_update, 120)
 {
 	unsigned long iso = isolated_cpus();
+	struct kworker_irqs base, q;
 	char saved[32] = "";
 	long sc_base, sc_q;
-	int cpu, parent, base, q;
+	int cpu, parent;
 
 	if (!isol_built_in())
 		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
-	if (access(TRACEFS "/events/workqueue/workqueue_execute_start/enable", W_OK))
-		SKIP(return, "no workqueue trace events in " TRACEFS);
+	if (access(WQ_START "/enable", W_OK) || access(SCHED_SWITCH "/enable", W_OK))
+		SKIP(return, "no workqueue/sched trace events in " TRACEFS);
 	cpu = pick_housekeeping_cpu(iso, true);
 	parent = pick_housekeeping_cpu(iso, false);
 	if (cpu < 0 || cpu == parent)
@@ -190,27 +231,34 @@ TEST_F_TIMEOUT(effect, housekeeping_cpu_vmstat_update, 120)
 	read_file("/proc/sys/vm/stat_interval", saved, sizeof(saved));
 	ASSERT_EQ(0, write_file("/proc/sys/vm/stat_interval", "1"));
 
-	base = loop_phase(_metadata, cpu, false, &sc_base);
-	q = loop_phase(_metadata, cpu, true, &sc_q);
+	ASSERT_EQ(0, loop_phase(_metadata, cpu, false, &sc_base, &base)) {
+		restore_stat_interval(saved);
+	}
+	ASSERT_EQ(0, loop_phase(_metadata, cpu, true, &sc_q, &q)) {
+		restore_stat_interval(saved);
+	}
 	restore_stat_interval(saved);
 
 	ksft_print_msg("metric: housekeeping_cpu=%d\n", cpu);
 	ksft_print_msg("metric: housekeeping_mlock_syscalls_not_quiesced=%ld\n", sc_base);
 	ksft_print_msg("metric: housekeeping_mlock_syscalls_quiesced=%ld\n", sc_q);
-	ksft_print_msg("metric: housekeeping_vmstat_update_not_quiesced=%d\n", base);
-	ksft_print_msg("metric: housekeeping_vmstat_update_quiesced=%d\n", q);
-	ASSERT_LE(0, base);
-	ASSERT_LE(0, q);
-	ASSERT_LT(0, base) {
+	ksft_print_msg("metric: housekeeping_vmstat_update_not_quiesced=%d\n", base.exec);
+	ksft_print_msg("metric: housekeeping_vmstat_update_quiesced=%d\n", q.exec);
+	ksft_print_msg("metric: housekeeping_kworker_switches_not_quiesced=%d\n", base.sw);
+	ksft_print_msg("metric: housekeeping_kworker_switches_quiesced=%d\n", q.sw);
+	ksft_print_msg("metric: housekeeping_kworker_other_work_not_quiesced=%d\n", base.other);
+	ksft_print_msg("metric: housekeeping_kworker_other_work_quiesced=%d\n", q.other);
+	ASSERT_LT(0, base.exec) {
 		TH_LOG("inconclusive: baseline without activation saw no vmstat_update on CPU %d",
 		       cpu);
 	}
-	EXPECT_EQ(0, q);
+	EXPECT_EQ(0, q.exec);
+	EXPECT_EQ(0, q.sw);
 }
 
 /*
- * Item 5 child: on the isolated CPU dirty vmstat with mlock(), then spin
- * without syscalls until told to stop.
+ * Isolated-CPU child: dirty vmstat with mlock(), then spin without
+ * syscalls until told to stop.
  */
 static void refresh_child(struct ctl *c, int cpu, bool quiesce)
 {
@@ -240,10 +288,11 @@ static void refresh_child(struct ctl *c, int cpu, bool quiesce)
 }
 
 static int refresh_phase(struct __test_metadata *_metadata, int cpu,
-			 bool quiesce, int *refresh_ret, double *ms)
+			 bool quiesce, int *refresh_ret, double *ms,
+			 struct kworker_irqs *n)
 {
 	struct ctl *c = ctl_map();
-	int status, count;
+	int status, ret;
 	double t0;
 	pid_t pid;
 
@@ -265,63 +314,62 @@ static int refresh_phase(struct __test_metadata *_metadata, int cpu,
 	*refresh_ret = write_file("/proc/sys/vm/stat_refresh", "1");
 	*ms = (now_sec() - t0) * 1000;
 	trace_stop();
-	count = trace_count(cpu, "refresh_vm_stats");
-	if (count >= 0) {
-		int vu = trace_count(cpu, "vmstat_update");
-
-		count = vu < 0 ? vu : count + vu;
-	}
+	ret = count_irqs(cpu, n, quiesce);
 	c->stage = 3;
 	waitpid(pid, &status, 0);
 	if (c->err) {
 		TH_LOG("child error %d", c->err);
-		count = -1;
+		ret = -1;
 	}
 	trace_off();
 	munmap((void *)c, sizeof(*c));
-	return count;
+	return ret;
 }
 
 TEST_F_TIMEOUT(effect, isolated_cpu_stat_refresh, 120)
 {
 	unsigned long iso = isolated_cpus();
-	int cpu, hk, base, q, rb = -1, rq = -1;
+	int cpu, hk, rb = -1, rq = -1;
 	double msb = 0, msq = 0;
+	struct kworker_irqs base, q;
 
 	if (!isol_built_in())
 		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
 	if (!iso)
 		SKIP(return, "no isolcpus=/nohz_full= on /proc/cmdline");
-	if (access(TRACEFS "/events/workqueue/workqueue_execute_start/enable", W_OK))
-		SKIP(return, "no workqueue trace events in " TRACEFS);
+	if (access(WQ_START "/enable", W_OK) || access(SCHED_SWITCH "/enable", W_OK))
+		SKIP(return, "no workqueue/sched trace events in " TRACEFS);
 	cpu = pick_isolated_cpu(iso);
 	hk = pick_housekeeping_cpu(iso, false);
 	if (cpu < 0 || hk < 0)
 		SKIP(return, "isolated CPU not online or no housekeeping CPU");
 	ASSERT_EQ(0, pin_to_cpu(hk));
 
-	base = refresh_phase(_metadata, cpu, false, &rb, &msb);
-	q = refresh_phase(_metadata, cpu, true, &rq, &msq);
+	ASSERT_EQ(0, refresh_phase(_metadata, cpu, false, &rb, &msb, &base));
+	ASSERT_EQ(0, refresh_phase(_metadata, cpu, true, &rq, &msq, &q));
 
 	ksft_print_msg("metric: isolated_cpu=%d\n", cpu);
-	ksft_print_msg("metric: isolated_refresh_work_not_quiesced=%d\n", base);
-	ksft_print_msg("metric: isolated_refresh_work_quiesced=%d\n", q);
+	ksft_print_msg("metric: isolated_refresh_work_not_quiesced=%d\n", base.exec);
+	ksft_print_msg("metric: isolated_refresh_work_quiesced=%d\n", q.exec);
+	ksft_print_msg("metric: isolated_kworker_switches_not_quiesced=%d\n", base.sw);
+	ksft_print_msg("metric: isolated_kworker_switches_quiesced=%d\n", q.sw);
+	ksft_print_msg("metric: isolated_kworker_other_work_not_quiesced=%d\n", base.other);
+	ksft_print_msg("metric: isolated_kworker_other_work_quiesced=%d\n", q.other);
 	ksft_print_msg("metric: isolated_stat_refresh_ms_not_quiesced=%.1f\n", msb);
 	ksft_print_msg("metric: isolated_stat_refresh_ms_quiesced=%.1f\n", msq);
 	/* stat_refresh completes in both cases */
 	ASSERT_EQ(0, rb);
 	ASSERT_EQ(0, rq);
-	ASSERT_LE(0, base);
-	ASSERT_LE(0, q);
-	ASSERT_LT(0, base) {
+	ASSERT_LT(0, base.exec) {
 		TH_LOG("inconclusive: baseline without activation saw no vmstat work on CPU %d",
 		       cpu);
 	}
-	EXPECT_EQ(0, q);
+	EXPECT_EQ(0, q.exec);
+	EXPECT_EQ(0, q.sw);
 }
 
 /*
- * Item 6 child: wait for the go, mlock ACC_PAGES new pages, report, spin.
+ * Accuracy child: wait for the go, mlock ACC_PAGES new pages, report, spin.
  */
 static void acc_child(struct ctl *c, int cpu, bool quiesce)
 {
@@ -417,11 +465,436 @@ TEST_F_TIMEOUT(effect, isolated_cpu_nr_mlock_visible, 120)
 	ksft_print_msg("metric: accuracy_pages_mlocked=%d\n", ACC_PAGES);
 	ksft_print_msg("metric: accuracy_nr_mlock_delta_not_quiesced=%ld\n", base);
 	ksft_print_msg("metric: accuracy_nr_mlock_delta_quiesced=%ld\n", q);
-	ksft_print_msg("metric: accuracy_visible_not_quiesced=%d\n", base >= ACC_PAGES);
 	ASSERT_NE(-1000, base);
 	ASSERT_NE(-1000, q);
+	/* the baseline must hide the pages, or nothing was measured */
+	ASSERT_GT(ACC_PAGES, base) {
+		TH_LOG("inconclusive: nr_mlock already showed %ld of %d pages without activation",
+		       base, ACC_PAGES);
+	}
 	/* with quiescing, the syscall folded its own diffs before returning */
 	EXPECT_LE(ACC_PAGES, q);
+}
+
+/*
+ * Deferred-fput child: FPUT_TRIALS times, fill FPUT_PAGES pages of a
+ * memfd (shmem) that only a mapping keeps alive, then munmap() it.  The
+ * munmap() drops the last reference with fput(), which defers __fput() to
+ * task_work run on the way back to user space; that frees the pages and
+ * changes nr_shmem after the system call proper has returned.
+ */
+static void fput_child(struct ctl *c, int cpu, bool quiesce)
+{
+	int t, i;
+
+	if (pin_to_cpu(cpu)) {
+		c->err = 1;
+		_exit(1);
+	}
+	if (quiesce && isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS)) {
+		c->err = 3;
+		_exit(1);
+	}
+	for (t = 1; t <= FPUT_TRIALS; t++) {
+		int fd = memfd_create("isol-fput", 0);
+		char *p;
+
+		if (fd < 0 || ftruncate(fd, FPUT_PAGES * PAGE)) {
+			c->err = 2;
+			_exit(1);
+		}
+		p = mmap(NULL, FPUT_PAGES * PAGE, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, fd, 0);
+		if (p == MAP_FAILED || close(fd)) {
+			c->err = 4;
+			_exit(1);
+		}
+		for (i = 0; i < (int)FPUT_PAGES; i++)
+			p[i * PAGE] = 1;
+		/* a system call after the faults, so quiescing folds them */
+		getppid();
+		c->ready = t;
+		wait_val(c, &c->go, t);
+		if (munmap(p, FPUT_PAGES * PAGE)) {
+			c->err = 5;
+			_exit(1);
+		}
+		c->done = t;
+		/* no system call until the parent has read the counter */
+		wait_val(c, &c->ack, t);
+	}
+	_exit(0);
+}
+
+/* How many of the trials showed the freed pages at once; -1 on error. */
+static int fput_phase(struct __test_metadata *_metadata, int cpu, bool quiesce)
+{
+	struct ctl *c = ctl_map();
+	int status, t, visible = 0;
+	pid_t pid;
+
+	if (!c)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		fput_child(c, cpu, quiesce);
+
+	for (t = 1; t <= FPUT_TRIALS && !c->err; t++) {
+		long before, after;
+
+		wait_val(c, &c->ready, t);
+		before = vmstat_value("nr_shmem");
+		c->go = t;
+		wait_val(c, &c->done, t);
+		after = vmstat_value("nr_shmem");
+		c->ack = t;
+		if (before - after >= (long)FPUT_PAGES)
+			visible++;
+	}
+	waitpid(pid, &status, 0);
+	if (c->err) {
+		TH_LOG("child error %d", c->err);
+		visible = -1;
+	}
+	munmap((void *)c, sizeof(*c));
+	return visible;
+}
+
+TEST_F_TIMEOUT(effect, deferred_fput_visible, 120)
+{
+	unsigned long iso = isolated_cpus();
+	int cpu, parent, base, q;
+
+	if (!isol_built_in())
+		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
+	/* an isolated CPU if there is one: no vmstat_update folds there */
+	cpu = pick_isolated_cpu(iso);
+	if (cpu < 0)
+		cpu = pick_housekeeping_cpu(iso, true);
+	parent = pick_housekeeping_cpu(iso, false);
+	if (cpu < 0 || cpu == parent)
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(0, pin_to_cpu(parent));
+
+	base = fput_phase(_metadata, cpu, false);
+	q = fput_phase(_metadata, cpu, true);
+
+	ksft_print_msg("metric: fput_cpu=%d\n", cpu);
+	ksft_print_msg("metric: fput_trials=%d\n", FPUT_TRIALS);
+	ksft_print_msg("metric: fput_pages_per_trial=%d\n", (int)FPUT_PAGES);
+	ksft_print_msg("metric: fput_frees_visible_not_quiesced=%d\n", base);
+	ksft_print_msg("metric: fput_frees_visible_quiesced=%d\n", q);
+	ASSERT_LE(0, base);
+	ASSERT_LE(0, q);
+	ASSERT_GT(FPUT_TRIALS, base) {
+		TH_LOG("inconclusive: every free was visible without activation");
+	}
+	EXPECT_EQ(FPUT_TRIALS, q);
+}
+
+/* NUMA node of @cpu from /sys/devices/system/node/node<N>/cpulist, or -1. */
+static int cpu_node(int cpu)
+{
+	char path[96], buf[256];
+	int node;
+
+	for (node = 0; node < 64; node++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
+		if (read_file(path, buf, sizeof(buf)) < 0)
+			continue;
+		if (parse_cpulist(buf) & (1UL << cpu))
+			return node;
+	}
+	return -1;
+}
+
+static int nr_nodes(void)
+{
+	char path[96];
+	int node, n = 0;
+
+	for (node = 0; node < 64; node++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d", node);
+		if (!access(path, F_OK))
+			n++;
+	}
+	return n;
+}
+
+/*
+ * Sum of the "@field:" values (count, high) of @cpu's per-cpu lists over the
+ * zones of @node (-1: every node), from the "pagesets" part of
+ * /proc/zoneinfo; -1 on error.
+ */
+static long zoneinfo_pcp_field(int node, int cpu, const char *field)
+{
+	char line[256], fmt[32];
+	int cur_node = -1, cur_cpu = -1;
+	long sum = 0, v;
+	FILE *f = fopen("/proc/zoneinfo", "r");
+
+	if (!f)
+		return -1;
+	snprintf(fmt, sizeof(fmt), "%s: %%ld", field);
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line;
+		int n;
+
+		while (*p == ' ')
+			p++;
+		if (sscanf(line, "Node %d,", &n) == 1) {
+			cur_node = n;
+			cur_cpu = -1;
+		} else if (sscanf(p, "cpu: %d", &n) == 1) {
+			cur_cpu = n;
+		} else if (sscanf(p, fmt, &v) == 1) {
+			if ((node < 0 || cur_node == node) && cur_cpu == cpu)
+				sum += v;
+		}
+	}
+	fclose(f);
+	return sum;
+}
+
+static long zoneinfo_pcp_count(int node, int cpu)
+{
+	return zoneinfo_pcp_field(node, cpu, "count");
+}
+
+/*
+ * NUMA child: allocate NUMA_PAGES pages bound to @node (a node other than
+ * the CPU's) and free them again; the freed pages go to this CPU's
+ * per-cpu list of the remote zone.  Then spin without system calls.
+ */
+static void numa_child(struct ctl *c, int cpu, int node, bool quiesce)
+{
+	unsigned long mask = 1UL << node;
+	char *buf;
+	int i;
+
+	if (pin_to_cpu(cpu)) {
+		c->err = 1;
+		_exit(1);
+	}
+	if (quiesce && isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS)) {
+		c->err = 3;
+		_exit(1);
+	}
+	buf = mmap(NULL, NUMA_PAGES * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED) {
+		c->err = 2;
+		_exit(1);
+	}
+	if (syscall(SYS_mbind, buf, NUMA_PAGES * PAGE, MPOL_BIND, &mask,
+		    sizeof(mask) * 8, 0)) {
+		c->err = 4;
+		_exit(1);
+	}
+	for (i = 0; i < NUMA_PAGES; i++)
+		buf[i * PAGE] = 1;
+	if (munmap(buf, NUMA_PAGES * PAGE)) {
+		c->err = 5;
+		_exit(1);
+	}
+	c->stage = 1;
+	wait_stage(c, 3, true);
+	_exit(0);
+}
+
+/*
+ * One phase: the child leaves remote pages on @cpu's lists; then
+ * NUMA_REFRESHES writes to stat_refresh.  Returns 0 and the counts.
+ */
+static int numa_phase(struct __test_metadata *_metadata, int cpu, int node,
+		      bool quiesce, long *pcp, struct kworker_irqs *n)
+{
+	struct ctl *c = ctl_map();
+	int status, ret = 0, i;
+	pid_t pid;
+
+	if (!c)
+		return -1;
+	if (trace_vmstat_start())
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		numa_child(c, cpu, node, quiesce);
+
+	wait_stage(c, 1, false);
+	usleep(100000);
+	*pcp = zoneinfo_pcp_count(node, cpu);
+	trace_clear();
+	for (i = 0; i < NUMA_REFRESHES; i++) {
+		if (write_file("/proc/sys/vm/stat_refresh", "1"))
+			ret = -1;
+		usleep(50000);
+	}
+	trace_stop();
+	if (count_irqs(cpu, n, quiesce))
+		ret = -1;
+	c->stage = 3;
+	waitpid(pid, &status, 0);
+	if (c->err) {
+		TH_LOG("child error %d", c->err);
+		ret = -1;
+	}
+	trace_off();
+	munmap((void *)c, sizeof(*c));
+	return ret;
+}
+
+TEST_F_TIMEOUT(effect, numa_remote_pages_stat_refresh, 120)
+{
+	unsigned long iso = isolated_cpus();
+	int cpu, hk, node, remote;
+	long pcp_base, pcp_q;
+	struct kworker_irqs base, q;
+
+	if (!isol_built_in())
+		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
+	if (nr_nodes() < 2)
+		SKIP(return, "needs two NUMA nodes (CONFIG_NUMA, QEMU -numa)");
+	if (access(WQ_START "/enable", W_OK) || access(SCHED_SWITCH "/enable", W_OK))
+		SKIP(return, "no workqueue/sched trace events in " TRACEFS);
+	cpu = pick_isolated_cpu(iso);
+	if (cpu < 0)
+		cpu = pick_housekeeping_cpu(iso, true);
+	hk = pick_housekeeping_cpu(iso, false);
+	if (cpu < 0 || hk < 0 || cpu == hk)
+		SKIP(return, "needs two CPUs");
+	node = cpu_node(cpu);
+	ASSERT_LE(0, node);
+	remote = node ? 0 : 1;
+	ASSERT_EQ(0, pin_to_cpu(hk));
+
+	ASSERT_EQ(0, numa_phase(_metadata, cpu, remote, false, &pcp_base, &base));
+	ASSERT_EQ(0, numa_phase(_metadata, cpu, remote, true, &pcp_q, &q));
+
+	ksft_print_msg("metric: numa_cpu=%d\n", cpu);
+	ksft_print_msg("metric: numa_remote_node=%d\n", remote);
+	ksft_print_msg("metric: numa_remote_pcp_pages_not_quiesced=%ld\n", pcp_base);
+	ksft_print_msg("metric: numa_remote_pcp_pages_quiesced=%ld\n", pcp_q);
+	ksft_print_msg("metric: numa_stat_refresh_writes=%d\n", NUMA_REFRESHES);
+	ksft_print_msg("metric: numa_refresh_work_not_quiesced=%d\n", base.exec);
+	ksft_print_msg("metric: numa_refresh_work_quiesced=%d\n", q.exec);
+	ksft_print_msg("metric: numa_kworker_switches_not_quiesced=%d\n", base.sw);
+	ksft_print_msg("metric: numa_kworker_switches_quiesced=%d\n", q.sw);
+	ksft_print_msg("metric: numa_kworker_other_work_not_quiesced=%d\n", base.other);
+	ksft_print_msg("metric: numa_kworker_other_work_quiesced=%d\n", q.other);
+	ASSERT_LT(0, pcp_base) {
+		TH_LOG("inconclusive: no node-%d pages on CPU %d's lists without activation",
+		       remote, cpu);
+	}
+	ASSERT_LT(0, base.exec) {
+		TH_LOG("inconclusive: baseline without activation saw no vmstat work on CPU %d",
+		       cpu);
+	}
+	/* the quiescing return drained them: nothing for vmstat_refresh */
+	EXPECT_EQ(0, pcp_q);
+	EXPECT_EQ(0, q.exec);
+	EXPECT_EQ(0, q.sw);
+}
+
+#define HIGH_GROW_PAGES	8192	/* 32 MiB: many pcp refills */
+#define HIGH_RETURNS	1000
+
+/*
+ * pcp child: fault in and free HIGH_GROW_PAGES pages, which raises the
+ * per-cpu high marks of the CPU's zones (pcp auto-tuning on refills); then
+ * activate quiescing, report, and make HIGH_RETURNS system calls when told.
+ */
+static void pcp_high_child(struct ctl *c, int cpu)
+{
+	char *buf;
+	int i;
+
+	if (pin_to_cpu(cpu)) {
+		c->err = 1;
+		_exit(1);
+	}
+	buf = mmap(NULL, HIGH_GROW_PAGES * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED) {
+		c->err = 2;
+		_exit(1);
+	}
+	for (i = 0; i < HIGH_GROW_PAGES; i++)
+		buf[i * PAGE] = 1;
+	if (munmap(buf, HIGH_GROW_PAGES * PAGE)) {
+		c->err = 5;
+		_exit(1);
+	}
+	if (isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS)) {
+		c->err = 3;
+		_exit(1);
+	}
+	c->stage = 1;
+	wait_stage(c, 2, true);
+	for (i = 0; i < HIGH_RETURNS; i++)
+		syscall(SYS_getppid);
+	c->stage = 3;
+	wait_stage(c, 4, true);
+	_exit(0);
+}
+
+/*
+ * The quiescing replaces vmstat_update's pageset work, which decays the
+ * per-cpu high mark by 1/8 once per vm.stat_interval.  It must not do more
+ * than that: one step per return to user space would collapse the
+ * auto-tuned high mark within some 20 returns.  HIGH_RETURNS system calls
+ * take far less than a stat interval, so allow two steps ((7/8)^2 > 3/4).
+ */
+TEST_F_TIMEOUT(effect, pcp_high_not_decayed_per_return, 120)
+{
+	unsigned long iso = isolated_cpus();
+	long before, grown, after;
+	struct ctl *c;
+	int cpu, hk, status;
+	pid_t pid;
+
+	if (!isol_built_in())
+		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
+	cpu = pick_isolated_cpu(iso);
+	if (cpu < 0)
+		cpu = pick_housekeeping_cpu(iso, true);
+	hk = pick_housekeeping_cpu(iso, false);
+	if (cpu < 0 || hk < 0 || cpu == hk)
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(0, pin_to_cpu(hk));
+	c = ctl_map();
+	ASSERT_NE(NULL, c);
+	before = zoneinfo_pcp_field(-1, cpu, "high");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		pcp_high_child(c, cpu);
+	wait_stage(c, 1, false);
+	grown = zoneinfo_pcp_field(-1, cpu, "high");
+	c->stage = 2;
+	wait_stage(c, 3, false);
+	after = zoneinfo_pcp_field(-1, cpu, "high");
+	c->stage = 4;
+	waitpid(pid, &status, 0);
+	ASSERT_EQ(0, c->err);
+
+	ksft_print_msg("metric: pcp_cpu=%d\n", cpu);
+	ksft_print_msg("metric: pcp_high_before=%ld\n", before);
+	ksft_print_msg("metric: pcp_high_grown_quiescing=%ld\n", grown);
+	ksft_print_msg("metric: pcp_high_after_returns=%ld\n", after);
+	ksft_print_msg("metric: pcp_high_returns=%d\n", HIGH_RETURNS);
+	ASSERT_LT(before, grown) {
+		TH_LOG("inconclusive: CPU %d's pcp high marks did not grow (%ld -> %ld)",
+		       cpu, before, grown);
+	}
+	EXPECT_LE(grown * 3, after * 4) {
+		TH_LOG("pcp high %ld -> %ld after %d returns of a quiescing task",
+		       grown, after, HIGH_RETURNS);
+	}
 }
 
 TEST_HARNESS_MAIN

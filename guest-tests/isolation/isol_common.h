@@ -47,7 +47,17 @@
 #define PR_ISOL_CTRL_SET	0x49534353
 #define ISOL_F_QUIESCE		(1UL << 0)
 #define ISOL_F_QUIESCE_VMSTATS	(1UL << 0)
-#define ISOL_F_QUIESCE_DEFMASK	(1UL << 0)
+#endif
+
+/*
+ * PR_ISOL_FEAT sub-commands for ISOL_F_QUIESCE (arg3).  The default-mask
+ * query has its own name and a value that can never be an action bit
+ * (bit 31 would make the returned mask negative), so that passing it to
+ * PR_ISOL_SET by mistake fails instead of selecting an action.
+ */
+#ifndef PR_ISOL_QUIESCE_GET_DEFAULT
+#define PR_ISOL_QUIESCE_LIST		0UL
+#define PR_ISOL_QUIESCE_GET_DEFAULT	(1UL << 31)
 #endif
 
 /* Signed copies for comparisons with prctl() results */
@@ -204,10 +214,16 @@ static inline int trace_clear(void)
 }
 
 /*
- * Trace workqueue_execute_start for the two vmstat work functions.  The
- * filter is an optimisation only: counting matches the function name in
- * the trace text, so an unsupported filter syntax does not change results.
+ * Trace every workqueue_execute_start and every switch to or from a
+ * kworker.  A kworker that was woken for work that was cancelled before it
+ * ran still interrupts the CPU once, without an execute event; one that
+ * runs unrelated work (vmstat_shepherd's global timer, a tty flush) is
+ * counted apart.  The sched_switch filter is an optimisation only:
+ * counting matches the text of each line.
  */
+#define WQ_START	TRACEFS "/events/workqueue/workqueue_execute_start"
+#define SCHED_SWITCH	TRACEFS "/events/sched/sched_switch"
+
 static inline int trace_vmstat_start(void)
 {
 	int ret;
@@ -215,9 +231,13 @@ static inline int trace_vmstat_start(void)
 	write_file(TRACEFS "/tracing_on", "0");
 	write_file(TRACEFS "/events/enable", "0");
 	write_file(TRACEFS "/buffer_size_kb", "1024");
-	write_file(TRACEFS "/events/workqueue/workqueue_execute_start/filter",
-		   "function.function == vmstat_update || function.function == refresh_vm_stats");
-	ret = write_file(TRACEFS "/events/workqueue/workqueue_execute_start/enable", "1");
+	write_file(WQ_START "/filter", "0");
+	write_file(SCHED_SWITCH "/filter",
+		   "prev_comm ~ \"kworker*\" || next_comm ~ \"kworker*\"");
+	ret = write_file(WQ_START "/enable", "1");
+	if (ret)
+		return ret;
+	ret = write_file(SCHED_SWITCH "/enable", "1");
 	if (ret)
 		return ret;
 	ret = trace_clear();
@@ -234,35 +254,111 @@ static inline void trace_stop(void)
 static inline void trace_off(void)
 {
 	write_file(TRACEFS "/tracing_on", "0");
-	write_file(TRACEFS "/events/workqueue/workqueue_execute_start/enable", "0");
-	write_file(TRACEFS "/events/workqueue/workqueue_execute_start/filter", "0");
+	write_file(WQ_START "/enable", "0");
+	write_file(WQ_START "/filter", "0");
+	write_file(SCHED_SWITCH "/enable", "0");
+	write_file(SCHED_SWITCH "/filter", "0");
 	trace_clear();
 }
 
-/* Count executions of work function @fn on @cpu in the trace buffer. */
-static inline int trace_count(int cpu, const char *fn)
+/* Count the lines of @cpu's trace buffer that contain both @a and @b. */
+static inline int trace_count_lines(int cpu, const char *a, const char *b)
 {
-	char path[128], line[512], pat[96];
+	char path[128], line[512];
 	int count = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), TRACEFS "/per_cpu/cpu%d/trace", cpu);
-	snprintf(pat, sizeof(pat), "function %s", fn);
 	f = fopen(path, "r");
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		char *p;
-
 		if (line[0] == '#')
 			continue;
-		p = strstr(line, pat);
-		if (p && (p[strlen(pat)] == '\n' || p[strlen(pat)] == '\0' ||
-			  p[strlen(pat)] == ' '))
+		if (strstr(line, a) && (!b || strstr(line, b)))
 			count++;
 	}
 	fclose(f);
 	return count;
+}
+
+static inline bool is_vmstat_work(const char *line)
+{
+	static const char * const fns[] = { "vmstat_update", "refresh_vm_stats" };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		const char *p = strstr(line, "function ");
+
+		if (p && !strncmp(p + 9, fns[i], strlen(fns[i])) &&
+		    (p[9 + strlen(fns[i])] == '\n' || p[9 + strlen(fns[i])] == '\0' ||
+		     p[9 + strlen(fns[i])] == ' '))
+			return true;
+	}
+	return false;
+}
+
+/* Interruptions of one CPU by kworkers, from its trace buffer */
+struct kworker_irqs {
+	int exec;	/* executions of vmstat work functions */
+	int sw;		/* switches to a kworker that ran vmstat work or nothing */
+	int other;	/* switches to a kworker that ran only other work */
+};
+
+/*
+ * Walk @cpu's trace: each switch to a kworker opens a slot that the next
+ * switch away from it closes; a slot that ran only other work functions
+ * counts as @other, every other slot (vmstat work, or nothing at all) as
+ * @sw.  With @dump, print the kworker lines (at most 40) as diagnostics.
+ */
+static inline int trace_kworker_irqs(int cpu, struct kworker_irqs *n, bool dump)
+{
+	bool open = false, vm = false, other = false;
+	char path[128], line[512];
+	int dumped = 0;
+	FILE *f;
+
+	memset(n, 0, sizeof(*n));
+	snprintf(path, sizeof(path), TRACEFS "/per_cpu/cpu%d/trace", cpu);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		bool sw = strstr(line, "sched_switch:");
+		bool wq = strstr(line, "workqueue_execute_start:");
+
+		if (line[0] == '#' || (!sw && !wq))
+			continue;
+		if (dump && dumped++ < 40)
+			printf("# trace cpu%d: %s", cpu, line);
+		if (wq) {
+			bool v = is_vmstat_work(line);
+
+			n->exec += v;
+			vm |= v;
+			other |= !v;
+			continue;
+		}
+		if (open && strstr(line, "prev_comm=kworker")) {
+			if (other && !vm)
+				n->other++;
+			else
+				n->sw++;
+			open = false;
+		}
+		if (strstr(line, "next_comm=kworker")) {
+			open = true;
+			vm = other = false;
+		}
+	}
+	if (open) {
+		if (other && !vm)
+			n->other++;
+		else
+			n->sw++;
+	}
+	fclose(f);
+	return 0;
 }
 
 /* Value of @key in /proc/vmstat, -1 if not found. */

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Item 9 (meant for the debug variant, runs everywhere): exercise the
- * quiesce-on-syscall-exit path and the vmstat_refresh path together while
- * every CPU is busy, with two concurrent stat_refresh writers and, where
- * possible, CPU hotplug (cpus_read_lock() against the per-CPU works), then
- * look for lockdep/KASAN/kmemleak/WARN reports in the kernel log.
+ * Meant for the debug variants, runs everywhere: exercise the quiesce path
+ * and the vmstat_refresh path together while every CPU is busy, with two
+ * concurrent stat_refresh writers, then again during CPU hotplug
+ * (cpus_read_lock() against the per-CPU works; SKIP where CPUs cannot go
+ * offline), then look for lockdep/KASAN/kmemleak/WARN reports in the
+ * kernel log.  Every system call's result is checked.
  */
 #include "isol_common.h"
 #include "kselftest_harness.h"
@@ -16,7 +17,10 @@
 #define STRESS_SECONDS	4.0
 
 static volatile int stop;
-static volatile long refreshes, refresh_errors, worker_errors;
+static volatile long refreshes, refresh_errors, worker_errors, started;
+/* the first failed call of a worker, for the log */
+static const char *volatile worker_failed;
+static volatile int worker_errno;
 
 struct worker {
 	pthread_t t;
@@ -24,31 +28,46 @@ struct worker {
 	bool quiesce;
 };
 
+static void worker_error(const char *what)
+{
+	if (!__sync_fetch_and_add(&worker_errors, 1)) {
+		worker_errno = errno;
+		worker_failed = what;
+	}
+}
+
 static void *worker_fn(void *arg)
 {
 	struct worker *w = arg;
+	bool isol = w->quiesce && isol_built_in();
 	char *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	long i = 0;
 
 	if (page == MAP_FAILED) {
-		__sync_fetch_and_add(&worker_errors, 1);
+		worker_error("mmap");
+		__sync_fetch_and_add(&started, 1);
 		return NULL;
 	}
-	pin_to_cpu(w->cpu);
-	if (w->quiesce && isol_built_in() &&
-	    isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS))
-		__sync_fetch_and_add(&worker_errors, 1);
+	if (pin_to_cpu(w->cpu))
+		worker_error("sched_setaffinity");
+	if (isol && isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS))
+		worker_error("PR_ISOL_SET/CTRL_SET");
+	__sync_fetch_and_add(&started, 1);
 	while (!stop) {
 		/* dirty vmstat in syscalls, toggle activation now and then */
-		mlock(page, 4096);
-		munlock(page, 4096);
-		if (w->quiesce && isol_built_in() && !(++i & 63))
-			prctl(PR_ISOL_CTRL_SET, (i & 64) ? 0 : ISOL_F_QUIESCE, 0, 0, 0);
+		if (mlock(page, 4096))
+			worker_error("mlock");
+		if (munlock(page, 4096))
+			worker_error("munlock");
+		if (isol && !(++i & 63) &&
+		    prctl(PR_ISOL_CTRL_SET, (i & 64) ? 0 : ISOL_F_QUIESCE, 0, 0, 0))
+			worker_error("PR_ISOL_CTRL_SET");
 		for (volatile int spin = 0; spin < 20000; spin++)
 			;
 	}
-	munmap(page, 4096);
+	if (munmap(page, 4096))
+		worker_error("munmap");
 	return NULL;
 }
 
@@ -63,20 +82,26 @@ static void *refresher_fn(void *arg)
 	return NULL;
 }
 
-static int hotplug_cycles(int cpu, int cycles)
+/*
+ * Take @cpu offline and online again @cycles times.  Returns the cycles
+ * done, or -1 with @why set when a write failed.
+ */
+static int hotplug_cycles(int cpu, int cycles, const char **why)
 {
 	char path[64];
 	int i, done = 0;
 
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	if (access(path, W_OK))
-		return -1;
-	for (i = 0; i < cycles && !stop; i++) {
-		if (write_file(path, "0"))
-			break;
+	for (i = 0; i < cycles; i++) {
+		if (write_file(path, "0")) {
+			*why = "offline write failed";
+			return -1;
+		}
 		usleep(200000);
-		if (write_file(path, "1"))
-			return -2;
+		if (write_file(path, "1")) {
+			*why = "online write failed: the CPU stays offline";
+			return -1;
+		}
 		usleep(200000);
 		done++;
 	}
@@ -134,11 +159,46 @@ FIXTURE_TEARDOWN(stress)
 {
 }
 
+/* Start a worker on every CPU (every other one quiescing) and two refreshers. */
+static int start_load(struct worker *w, int n, pthread_t *r)
+{
+	int i;
+
+	stop = 0;
+	refreshes = refresh_errors = worker_errors = started = 0;
+	worker_failed = NULL;
+	for (i = 0; i < n; i++) {
+		w[i].cpu = i;
+		w[i].quiesce = i & 1 || n == 1;
+		if (pthread_create(&w[i].t, NULL, worker_fn, &w[i]))
+			return -1;
+	}
+	/* every worker is on its CPU before any CPU goes away */
+	while (started < n)
+		usleep(1000);
+	if (pthread_create(&r[0], NULL, refresher_fn, NULL) ||
+	    pthread_create(&r[1], NULL, refresher_fn, NULL))
+		return -1;
+	return 0;
+}
+
+static int stop_load(struct worker *w, int n, pthread_t *r)
+{
+	int i, ret = 0;
+
+	stop = 1;
+	for (i = 0; i < n; i++)
+		ret |= pthread_join(w[i].t, NULL);
+	ret |= pthread_join(r[0], NULL);
+	ret |= pthread_join(r[1], NULL);
+	return ret;
+}
+
 TEST_F_TIMEOUT(stress, refresh_while_busy_and_quiesced, 120)
 {
-	int n = online_cpus(), i, hp = -1;
+	int n = online_cpus();
 	struct worker *w;
-	pthread_t r1, r2;
+	pthread_t r[2];
 	double end;
 
 	if (n < 1 || n > 64)
@@ -146,34 +206,57 @@ TEST_F_TIMEOUT(stress, refresh_while_busy_and_quiesced, 120)
 	w = calloc(n, sizeof(*w));
 	ASSERT_NE(NULL, w);
 
-	for (i = 0; i < n; i++) {
-		w[i].cpu = i;
-		w[i].quiesce = i & 1 || n == 1;
-		ASSERT_EQ(0, pthread_create(&w[i].t, NULL, worker_fn, &w[i]));
-	}
-	ASSERT_EQ(0, pthread_create(&r1, NULL, refresher_fn, NULL));
-	ASSERT_EQ(0, pthread_create(&r2, NULL, refresher_fn, NULL));
-
+	ASSERT_EQ(0, start_load(w, n, r));
 	end = now_sec() + STRESS_SECONDS;
-	if (n > 1)
-		hp = hotplug_cycles(1, 2);
 	while (now_sec() < end)
 		usleep(100000);
-	stop = 1;
-	for (i = 0; i < n; i++)
-		pthread_join(w[i].t, NULL);
-	pthread_join(r1, NULL);
-	pthread_join(r2, NULL);
+	ASSERT_EQ(0, stop_load(w, n, r));
 	free(w);
 
 	ksft_print_msg("metric: stress_stat_refresh_writes=%ld\n", refreshes);
-	ksft_print_msg("metric: stress_hotplug_cycles=%d\n", hp);
-	EXPECT_EQ(0, worker_errors);
+	EXPECT_EQ(0, worker_errors) {
+		TH_LOG("first failure: %s: %s", worker_failed, strerror(worker_errno));
+	}
 	EXPECT_EQ(0, refresh_errors);
 	EXPECT_LT(0, refreshes);
-	EXPECT_NE(-2, hp) {
-		TH_LOG("CPU 1 did not come back online");
+}
+
+/*
+ * The same load while CPU 1 goes offline and online twice: the per-CPU
+ * refresh works are queued and flushed under cpus_read_lock(), and a
+ * quiescing task's CPU disappears under it.
+ */
+TEST_F_TIMEOUT(stress, refresh_during_cpu_hotplug, 120)
+{
+	const char *online = "/sys/devices/system/cpu/cpu1/online";
+	const char *why = "";
+	int n = online_cpus(), hp;
+	struct worker *w;
+	pthread_t r[2];
+
+	if (n < 2 || n > 64)
+		SKIP(return, "needs at least two CPUs, has %d", n);
+	if (access(online, W_OK))
+		SKIP(return, "no CPU hotplug: %s is not writable (%s)", online,
+		     strerror(errno));
+	w = calloc(n, sizeof(*w));
+	ASSERT_NE(NULL, w);
+
+	ASSERT_EQ(0, start_load(w, n, r));
+	hp = hotplug_cycles(1, 2, &why);
+	ASSERT_EQ(0, stop_load(w, n, r));
+	free(w);
+
+	ksft_print_msg("metric: hotplug_stat_refresh_writes=%ld\n", refreshes);
+	ksft_print_msg("metric: hotplug_cycles=%d\n", hp);
+	ASSERT_EQ(2, hp) {
+		TH_LOG("CPU 1: %s", why);
 	}
+	EXPECT_EQ(0, worker_errors) {
+		TH_LOG("first failure: %s: %s", worker_failed, strerror(worker_errno));
+	}
+	EXPECT_EQ(0, refresh_errors);
+	EXPECT_LT(0, refreshes);
 }
 
 /* after the stress test: TEST_F cases run in the order they are defined */

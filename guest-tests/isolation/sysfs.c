@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Item 3: /sys/kernel/task_isolation/.  available_quiesce lists "vmstat";
- * default_quiesce round-trips, an empty write clears it, an unknown name is
+ * /sys/kernel/task_isolation/.  available_quiesce lists "vmstat";
+ * default_quiesce starts as the first version's action set (vmstat),
+ * round-trips, an empty write clears it, an unknown name is
  * EINVAL, a non-root write is EACCES; PR_ISOL_FEAT(ISOL_F_QUIESCE,
- * ISOL_F_QUIESCE_DEFMASK) follows it.
+ * PR_ISOL_QUIESCE_GET_DEFAULT) follows it.
  */
 #include "isol_common.h"
 #include "kselftest_harness.h"
@@ -15,7 +16,7 @@
 
 static long defmask(void)
 {
-	return isol_prctl(PR_ISOL_FEAT, ISOL_F_QUIESCE, ISOL_F_QUIESCE_DEFMASK, 0, 0);
+	return isol_prctl(PR_ISOL_FEAT, ISOL_F_QUIESCE, PR_ISOL_QUIESCE_GET_DEFAULT, 0, 0);
 }
 
 FIXTURE(defq) {
@@ -35,6 +36,24 @@ FIXTURE_TEARDOWN(defq)
 {
 	if (self->have_saved)
 		write_file(DEFQ, self->saved);
+}
+
+/*
+ * First in this file, before the fixtures below write default_quiesce:
+ * the boot value is the set of actions of the first version of the
+ * interface, not "everything supported", so that actions added by a newer
+ * kernel are not switched on for applications using PR_ISOL_QUIESCE_GET_DEFAULT.
+ */
+TEST(default_quiesce_boot_value)
+{
+	char buf[256];
+
+	if (!isol_built_in())
+		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
+
+	ASSERT_LT(0, read_file(DEFQ, buf, sizeof(buf)));
+	EXPECT_STREQ("vmstat\n", buf);
+	EXPECT_EQ(ISOL_VM, defmask());
 }
 
 TEST(available_quiesce_lists_vmstat)

@@ -4,8 +4,11 @@
  * -> server round trip against a futex wake/wait ping-pong and a pipe
  * ping-pong, in the same guest and run, with both threads pinned to one
  * CPU and spread over two CPUs.  Prints ns per switch and the UMCG/futex
- * ratio as "# metric: name=value" lines.  A benchmark: it passes when it
- * ran.  UMCG_BENCH_ITERS overrides the round trips per measurement.
+ * ratio as "# metric: name=value" lines.  A benchmark: it passes when every
+ * measurement ran to the end; a UMCG measurement that failed (registration,
+ * a switch, a worker that did not do all its round trips) fails the test
+ * instead of printing a ratio of 0.  UMCG_BENCH_ITERS overrides the round
+ * trips per measurement.
  */
 #define _GNU_SOURCE
 #include <linux/futex.h>
@@ -23,6 +26,8 @@ struct pair {
 	struct umcg_group	g;
 	struct umcg_server	s;
 	struct umcg_worker	w;
+	int			w_err;		/* worker: registration errno */
+	long			w_yields;	/* worker: yields that returned */
 };
 
 static void pin(int cpu)
@@ -120,46 +125,91 @@ static void *umcg_worker_fn(void *arg)
 {
 	struct pair *p = arg;
 	long i;
+	int ret;
 
 	pin(p->cpu_b);
-	if (umcg_worker_register(&p->w, &p->g, NULL))
+	ret = umcg_worker_register(&p->w, &p->g, NULL);
+	if (ret) {
+		p->w_err = -ret;
 		return NULL;
-	for (i = 0; i < iters; i++)
-		umcg_worker_yield(&p->w);
+	}
+	for (i = 0; i < iters; i++) {
+		if (umcg_worker_yield(&p->w))
+			break;
+		p->w_yields++;
+	}
 	umcg_worker_unregister(&p->w, &p->g);
 	return NULL;
 }
 
-static uint64_t run_umcg(struct pair *p)
+/*
+ * One UMCG measurement: iters server -> worker -> server round trips.
+ * Returns 0 with the time in *@ns, or a negative errno with @why set.
+ */
+static int run_umcg(struct pair *p, uint64_t *ns, const char **why)
 {
-	struct umcg_worker *w;
+	struct umcg_worker *w = NULL;
 	pthread_t t;
 	uint64_t t0 = 0;
 	long i;
+	int ret;
 
 	pin(p->cpu_a);
+	memset(&p->g, 0, sizeof(p->g));
 	umcg_group_init(&p->g);
-	if (umcg_server_register(&p->s, &p->g))
-		return 0;
-	pthread_create(&t, NULL, umcg_worker_fn, p);
-	while (!(w = umcg_take_idle(&p->g)))
+	p->w_err = 0;
+	p->w_yields = 0;
+	ret = umcg_server_register(&p->s, &p->g);
+	if (ret) {
+		*why = "server registration";
+		return ret;
+	}
+	if (pthread_create(&t, NULL, umcg_worker_fn, p)) {
+		umcg_unregister();
+		*why = "pthread_create";
+		return -EAGAIN;
+	}
+	for (i = 0; i < 20000 && !(w = umcg_take_idle(&p->g)) && !p->w_err; i++)
 		usleep(1000);
+	if (!w) {
+		pthread_join(t, NULL);
+		umcg_unregister();
+		*why = "worker registration";
+		return p->w_err ? -p->w_err : -ETIMEDOUT;
+	}
 	t0 = umcg_now_ns(CLOCK_MONOTONIC);
 	/* iters round trips, then one more run in which it unregisters */
 	for (i = 0; i <= iters; i++) {
 		if (i == iters)
-			t0 = umcg_now_ns(CLOCK_MONOTONIC) - t0;
-		while (umcg_run_worker(&p->s, w, 0) == -EINTR)
-			;
+			*ns = umcg_now_ns(CLOCK_MONOTONIC) - t0;
+		do {
+			ret = umcg_run_worker(&p->s, w, 0);
+		} while (ret == -EINTR);
+		if (ret) {
+			*why = "server -> worker switch";
+			break;
+		}
 		while (!umcg_server_settle(&p->s))
 			umcg_server_wait_current(&p->s, 0);
 		w = umcg_rq_pop(&p->s);
-		if (!w)
+		if (!w && i < iters) {
+			*why = "the worker did not come back";
+			ret = -EPROTO;
 			break;
+		}
+	}
+	if (ret) {
+		/* let a worker still waiting for a server go */
+		if (w && umcg_task_state(&w->task) != UMCG_TASK_NONE)
+			umcg_run_worker(&p->s, w, umcg_deadline(1000000000ULL));
 	}
 	pthread_join(t, NULL);
 	umcg_unregister();
-	return t0;
+	if (!ret && p->w_yields != iters) {
+		*why = "the worker's yields failed";
+		ret = -EPROTO;
+	}
+	return ret;
 }
 
 static double ns_per_switch(uint64_t total)
@@ -184,11 +234,22 @@ static void measure(struct __test_metadata *_metadata, int cpu_a, int cpu_b,
 	ksft_print_msg("metric: futex_%s_ns_per_switch=%.0f\n", tag, f);
 	ksft_print_msg("metric: pipe_%s_ns_per_switch=%.0f\n", tag, pp);
 	if (umcg) {
-		run_umcg(p);
-		u = ns_per_switch(run_umcg(p));
+		const char *why = "";
+		uint64_t ns = 0;
+		int ret;
+
+		/* warm-up and measurement: either failing fails the test */
+		ret = run_umcg(p, &ns, &why);
+		ASSERT_EQ(0, ret) TH_LOG("UMCG %s warm-up failed: %s: %s", tag,
+					 why, strerror(-ret));
+		ret = run_umcg(p, &ns, &why);
+		ASSERT_EQ(0, ret) TH_LOG("UMCG %s measurement failed: %s: %s",
+					 tag, why, strerror(-ret));
+		ASSERT_LT(0, ns);
+		ASSERT_LT(0, f);
+		u = ns_per_switch(ns);
 		ksft_print_msg("metric: umcg_%s_ns_per_switch=%.0f\n", tag, u);
-		ksft_print_msg("metric: umcg_futex_ratio_%s=%.3f\n", tag,
-			       f > 0 ? u / f : 0);
+		ksft_print_msg("metric: umcg_futex_ratio_%s=%.3f\n", tag, u / f);
 		ksft_print_msg("metric: umcg_pipe_ratio_%s=%.3f\n", tag,
 			       pp > 0 ? u / pp : 0);
 	}

@@ -193,4 +193,55 @@ TEST(wait_errors)
 	EXPECT_EQ(0, umcg_ctl(UMCG_CTL_UNREGISTER, NULL));
 }
 
+/*
+ * A worker registration that fails must not leave the worker on its idle
+ * list: userspace frees or reuses the struct of a failed registration, and
+ * the next server that takes the list would follow a dangling pointer
+ * (review finding 5).  Here the idle-server word is readable but not
+ * writable, with a server's TID in it, so the wake after the push faults.
+ */
+static struct {
+	struct umcg_task	w;
+	uint64_t		head;
+	uint32_t		*ro_word;
+	int			ret;
+} *rf;
+
+static void *ro_word_worker(void *arg)
+{
+	(void)arg;
+	rf->w.state = UMCG_TASK_IDLE;
+	rf->w.idle_workers_ptr = (uint64_t)(uintptr_t)&rf->head;
+	rf->w.idle_server_tid_ptr = (uint64_t)(uintptr_t)rf->ro_word;
+	rf->ret = umcg_ctl(UMCG_CTL_REGISTER | UMCG_CTL_WORKER, &rf->w) ?
+		  errno : 0;
+	return NULL;
+}
+
+TEST(failed_worker_registration_not_queued)
+{
+	struct umcg_task *srv;
+	pthread_t t;
+
+	UMCG_REQUIRE();
+	rf = umcg_test_zalloc(sizeof(*rf));
+	srv = umcg_test_zalloc(4096);
+	rf->ro_word = umcg_test_zalloc(4096);
+	ASSERT_NE(NULL, rf);
+	ASSERT_NE(NULL, srv);
+	ASSERT_NE(NULL, rf->ro_word);
+	srv->state = UMCG_TASK_RUNNING;
+	ASSERT_EQ(0, umcg_ctl(UMCG_CTL_REGISTER, srv));
+	*rf->ro_word = umcg_gettid();
+	ASSERT_EQ(0, mprotect(rf->ro_word, 4096, PROT_READ));
+	rf->ret = 99;
+	ASSERT_EQ(0, pthread_create(&t, NULL, ro_word_worker, NULL));
+	pthread_join(t, NULL);
+	EXPECT_EQ(EFAULT, rf->ret);
+	EXPECT_EQ(0, rf->head)
+		TH_LOG("registration failed (%s) but the worker is on the list",
+		       strerror(rf->ret));
+	EXPECT_EQ(0, umcg_ctl(UMCG_CTL_UNREGISTER, NULL));
+}
+
 TEST_HARNESS_MAIN

@@ -36,6 +36,10 @@ static int exec_self(void)
 	return 20;
 }
 
+/* Userspace bits that tell the parent's and the child's writes apart. */
+#define PARENT_BITS	(0x5aU << 24)
+#define CHILD_BITS	(0xa5U << 24)
+
 TEST(fork_child_not_registered)
 {
 	struct umcg_task *t;
@@ -45,29 +49,43 @@ TEST(fork_child_not_registered)
 	UMCG_REQUIRE();
 	t = umcg_test_zalloc(4096);
 	ASSERT_NE(NULL, t);
-	t->state = UMCG_TASK_RUNNING;
+	t->state = UMCG_TASK_RUNNING | PARENT_BITS;
 	ASSERT_EQ(0, umcg_ctl(UMCG_CTL_REGISTER, t));
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
 		if (umcg_ctl(UMCG_CTL_UNREGISTER, NULL) == 0 || errno != EINVAL)
 			_exit(1);
-		t->state = UMCG_TASK_IDLE;
+		/* its own copy of the parent's (pinned) page */
+		if (t->state != (UMCG_TASK_RUNNING | PARENT_BITS))
+			_exit(5);
+		t->state = UMCG_TASK_IDLE | CHILD_BITS;
 		if (umcg_wait(0, 0) == 0 || errno != EINVAL)
 			_exit(2);
 		/* the child may register on its own (its own copy of *t) */
-		t->state = UMCG_TASK_RUNNING;
+		t->state = UMCG_TASK_RUNNING | CHILD_BITS;
+		t->next_tid = 0;
 		if (umcg_ctl(UMCG_CTL_REGISTER, t))
 			_exit(3);
 		if (umcg_ctl(UMCG_CTL_UNREGISTER, NULL))
 			_exit(4);
+		/* the child's last word differs from anything the parent has */
+		t->state = UMCG_TASK_BLOCKED | CHILD_BITS;
+		t->next_tid = 0x12345;
 		_exit(0);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
-	/* the parent is still registered, its state untouched */
-	EXPECT_EQ(UMCG_TASK_RUNNING, umcg_task_state(t));
+	/* the parent is still registered, its struct untouched by the child */
+	EXPECT_EQ(UMCG_TASK_RUNNING | PARENT_BITS, umcg_task_state(t));
+	EXPECT_EQ(0, t->next_tid);
+	/* and the kernel still reads the parent's page: it is RUNNING */
+	EXPECT_EQ(0, umcg_wait(0, 0));
+	t->state = UMCG_TASK_IDLE | PARENT_BITS;
+	EXPECT_EQ(-1, umcg_wait(0, umcg_deadline(1000000)));
+	EXPECT_EQ(ETIMEDOUT, errno);
+	t->state = UMCG_TASK_RUNNING | PARENT_BITS;
 	EXPECT_EQ(0, umcg_ctl(UMCG_CTL_UNREGISTER, NULL));
 }
 

@@ -17,6 +17,7 @@
 #define GUEST_TESTS_LIBUMCG_H
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -45,12 +46,15 @@
 #define UMCG_TF_PREEMPTED		(1U << 9)
 #define UMCG_TASK_FLAGS_MASK		0xff00U
 #define UMCG_TASK_RESERVED_MASK		0xff0000U
+#define UMCG_TASK_USER_MASK		0xff000000U
+#define UMCG_TASK_ALIGN			64
 struct umcg_task {
 	__u32	state;
 	__u32	next_tid;
 	__u64	idle_workers_ptr;
 	__u64	idle_server_tid_ptr;
-} __attribute__((aligned(8 * sizeof(__u64))));
+	__u64	__reserved[5];
+} __attribute__((aligned(UMCG_TASK_ALIGN)));
 enum umcg_ctl_flag {
 	UMCG_CTL_REGISTER	= 0x00001,
 	UMCG_CTL_UNREGISTER	= 0x00002,
@@ -60,6 +64,14 @@ enum umcg_wait_flag {
 	UMCG_WAIT_WAKE_ONLY		= 1,
 	UMCG_WAIT_WF_CURRENT_CPU	= 2,
 };
+#endif
+
+/* Older UAPI headers left these to the reader. */
+#ifndef UMCG_TASK_ALIGN
+#define UMCG_TASK_ALIGN			64
+#endif
+#ifndef UMCG_TASK_USER_MASK
+#define UMCG_TASK_USER_MASK		0xff000000U
 #endif
 
 #ifndef __NR_umcg_ctl
@@ -77,13 +89,86 @@ enum umcg_wait_flag {
  */
 #define LIBUMCG_TF_HANDOFF	(1U << 24)
 
+/*
+ * Is this kernel's 463/464 UMCG?  The numbers are UMCG's only on kernels
+ * that carry the UMCG patches: from Linux 6.13 on, 463 is setxattrat() and
+ * 464 getxattrat(), and a program built against these headers would call
+ * them with UMCG arguments.  So libumcg probes once, before it issues any
+ * UMCG call, for answers only UMCG gives (and that cannot change anything):
+ *
+ *  - umcg_ctl(REGISTER, self misaligned) is EINVAL, and with self 64-byte
+ *    aligned but unmapped it is EFAULT: the alignment decides.
+ *  - umcg_wait(WF_CURRENT_CPU without WAKE_ONLY) is EINVAL.
+ *
+ * The unused argument registers hold 16 as a sixth argument: the *xattrat()
+ * calls then read a 16-byte struct xattr_args from NULL and fail with
+ * EFAULT in all three cases, and calls that take no such argument do not
+ * see it.  ENOSYS everywhere means the kernel has no UMCG.
+ */
+enum umcg_abi {
+	UMCG_ABI_NONE,		/* both calls ENOSYS: no UMCG in this kernel */
+	UMCG_ABI_OK,		/* 463/464 answer like UMCG */
+	UMCG_ABI_FOREIGN,	/* 463/464 are other system calls: refuse */
+};
+
+static inline enum umcg_abi umcg_abi_probe_nr(long nr_ctl, long nr_wait)
+{
+	long r;
+
+	errno = 0;
+	r = syscall(nr_ctl, UMCG_CTL_REGISTER,
+		    (unsigned long)UMCG_TASK_ALIGN + 8, 0UL, 0UL, 0UL, 16UL);
+	if (r == -1 && errno == ENOSYS) {
+		r = syscall(nr_wait, UMCG_WAIT_WF_CURRENT_CPU, 0UL, 0UL, 0UL,
+			    0UL, 16UL);
+		return r == -1 && errno == ENOSYS ? UMCG_ABI_NONE :
+						    UMCG_ABI_FOREIGN;
+	}
+	if (r != -1 || errno != EINVAL)
+		return UMCG_ABI_FOREIGN;
+	r = syscall(nr_ctl, UMCG_CTL_REGISTER, (unsigned long)UMCG_TASK_ALIGN,
+		    0UL, 0UL, 0UL, 16UL);
+	if (r != -1 || errno != EFAULT)
+		return UMCG_ABI_FOREIGN;
+	r = syscall(nr_wait, UMCG_WAIT_WF_CURRENT_CPU, 0UL, 0UL, 0UL, 0UL,
+		    16UL);
+	if (r != -1 || errno != EINVAL)
+		return UMCG_ABI_FOREIGN;
+	return UMCG_ABI_OK;
+}
+
+/* The probe of __NR_umcg_ctl/__NR_umcg_wait, done once per process. */
+static inline enum umcg_abi umcg_abi(void)
+{
+	static int cached = -1;		/* benign race: the probe is idempotent */
+	int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+
+	if (v < 0) {
+		int saved = errno;
+
+		v = umcg_abi_probe_nr(__NR_umcg_ctl, __NR_umcg_wait);
+		errno = saved;
+		__atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+	}
+	return (enum umcg_abi)v;
+}
+
+/* Both wrappers refuse (ENOSYS) unless the probe found UMCG. */
 static inline long umcg_ctl(uint32_t flags, struct umcg_task *self)
 {
+	if (umcg_abi() != UMCG_ABI_OK) {
+		errno = ENOSYS;
+		return -1;
+	}
 	return syscall(__NR_umcg_ctl, flags, self);
 }
 
 static inline long umcg_wait(uint32_t flags, uint64_t abs_timeout)
 {
+	if (umcg_abi() != UMCG_ABI_OK) {
+		errno = ENOSYS;
+		return -1;
+	}
 	return syscall(__NR_umcg_wait, flags, abs_timeout);
 }
 
@@ -123,11 +208,21 @@ static inline uint32_t umcg_task_state(struct umcg_task *t)
 	return umcg_load(&t->state);
 }
 
-/* A group: the idle-worker list and the idle-server word its workers use. */
+/*
+ * A group: the idle-worker list and the idle-server word its workers use,
+ * and the servers that sleep while another one is the idle server.
+ */
 struct umcg_group {
 	uint64_t	idle_workers;		/* list head, 8-byte aligned */
 	uint32_t	idle_server_tid;	/* 0 or the TID of an idle server */
 	uint32_t	nr_workers;		/* registered and not finished */
+	uint32_t	*idle_server;		/* the idle-server word workers
+						 * register with: &idle_server_tid
+						 * unless the program moves it */
+	pthread_mutex_t	lock;			/* parked, stopping */
+	struct umcg_server *parked;		/* idle servers not published */
+	struct umcg_server *published;		/* the server in *idle_server */
+	int		stopping;		/* no workers left: servers quit */
 };
 
 struct umcg_server;
@@ -146,6 +241,8 @@ struct umcg_server {
 	struct umcg_group	*group;
 	struct umcg_worker	*current;	/* the worker it runs */
 	struct umcg_worker	*rq_head, *rq_tail; /* private FIFO */
+	struct umcg_server	*next_parked;	/* group->parked link */
+	bool			parked;		/* on group->parked */
 	uint64_t		switches;	/* workers run */
 	uint64_t		wakeups;	/* umcg_wait() returns */
 	int			phase;		/* where it waits, for debugging */
@@ -154,6 +251,8 @@ struct umcg_server {
 static inline void umcg_group_init(struct umcg_group *g)
 {
 	memset(g, 0, sizeof(*g));
+	g->idle_server = &g->idle_server_tid;
+	pthread_mutex_init(&g->lock, NULL);
 }
 
 /* Register the calling thread as a server of @g (state RUNNING). */
@@ -177,7 +276,7 @@ static inline int umcg_worker_register(struct umcg_worker *w,
 	memset(w, 0, sizeof(*w));
 	w->task.state = UMCG_TASK_IDLE;
 	w->task.idle_workers_ptr = (uint64_t)(uintptr_t)&g->idle_workers;
-	w->task.idle_server_tid_ptr = (uint64_t)(uintptr_t)&g->idle_server_tid;
+	w->task.idle_server_tid_ptr = (uint64_t)(uintptr_t)g->idle_server;
 	w->tid = umcg_gettid();
 	w->data = data;
 	__atomic_add_fetch(&g->nr_workers, 1, __ATOMIC_SEQ_CST);
@@ -338,32 +437,129 @@ static inline int umcg_server_wait_current(struct umcg_server *s,
 	return (int)ret;
 }
 
+/* Make @target (a server sleeping IDLE) RUNNING and wake it. */
+static inline void umcg_server_wake(struct umcg_server *s,
+				    struct umcg_server *target)
+{
+	/* The initiator writes the new state, then wakes. */
+	__atomic_store_n(&target->task.state, UMCG_TASK_RUNNING,
+			 __ATOMIC_SEQ_CST);
+	__atomic_store_n(&s->task.next_tid, target->tid, __ATOMIC_SEQ_CST);
+	umcg_wait(UMCG_WAIT_WAKE_ONLY, 0);
+	s->task.next_tid = 0;
+}
+
+/* Called with g->lock held: take @s off the parked list if it is there. */
+static inline void umcg_unpark_locked(struct umcg_group *g,
+				      struct umcg_server *s)
+{
+	struct umcg_server **pp;
+
+	for (pp = &g->parked; *pp; pp = &(*pp)->next_parked) {
+		if (*pp == s) {
+			*pp = s->next_parked;
+			break;
+		}
+	}
+	s->next_parked = NULL;
+	s->parked = false;
+}
+
 /*
- * Publish this server as the group's idle server and sleep until a worker
- * wakes up (or @abs_timeout).  Ordering: the TID is published (a full
- * barrier) before the idle list is checked; the kernel pushes a worker (a
- * full barrier) before it reads the idle-server word.
+ * The group has no workers left: wake every idle server so that their
+ * loops end.  Sleeping servers are only ever woken by the kernel (a worker
+ * on the idle list) or by another server, never by a timeout.
+ */
+static inline void umcg_group_stop(struct umcg_server *s)
+{
+	struct umcg_group *g = s->group;
+	struct umcg_server *p;
+
+	pthread_mutex_lock(&g->lock);
+	__atomic_store_n(&g->stopping, 1, __ATOMIC_SEQ_CST);
+	while ((p = g->parked)) {
+		umcg_unpark_locked(g, p);
+		umcg_server_wake(s, p);
+	}
+	p = g->published;
+	if (p && p != s &&
+	    umcg_cas(g->idle_server, (uint32_t)p->tid, 0)) {
+		g->published = NULL;
+		umcg_server_wake(s, p);
+	}
+	pthread_mutex_unlock(&g->lock);
+}
+
+/*
+ * Sleep until a worker is on the idle list (or @abs_timeout, 0 for none).
+ *
+ * The kernel wakes one idle server per group: the one whose TID is in the
+ * idle-server word.  A server that finds the word taken parks on the group
+ * instead, and whichever server the kernel wakes hands the word to a parked
+ * one before it takes the list, so there is always one published server
+ * while any sleeps.  Nobody polls: a lost wakeup here is a hang, not just
+ * a slow run.
+ *
+ * Ordering: a server publishes its TID (a full barrier) before it checks
+ * the idle list; the kernel pushes a worker (a full barrier) before it reads
+ * the idle-server word.  So either the server sees the worker, or the
+ * kernel sees the server.  A promoted server was published before the
+ * promoting server took the list, so a push after that take finds it.
  */
 static inline int umcg_server_idle(struct umcg_server *s, uint64_t abs_timeout)
 {
 	struct umcg_group *g = s->group;
+	bool published = false;
 	long ret = 0;
 
-	__atomic_store_n(&s->task.state, UMCG_TASK_IDLE, __ATOMIC_SEQ_CST);
-	if (!umcg_cas(&g->idle_server_tid, 0, s->tid)) {
-		/* Another server is the idle server: poll. */
-		if (!abs_timeout || abs_timeout > umcg_deadline(1000000))
-			abs_timeout = umcg_deadline(1000000);
-	} else if (__atomic_load_n(&g->idle_workers, __ATOMIC_SEQ_CST)) {
-		umcg_cas(&g->idle_server_tid, s->tid, 0);
-		umcg_server_set_running(s);
+	pthread_mutex_lock(&g->lock);
+	if (g->stopping ||
+	    __atomic_load_n(&g->idle_workers, __ATOMIC_SEQ_CST) ||
+	    !__atomic_load_n(&g->nr_workers, __ATOMIC_SEQ_CST)) {
+		pthread_mutex_unlock(&g->lock);
 		return 0;
 	}
-	ret = umcg_wait(0, abs_timeout);
-	s->wakeups++;
-	if (ret)
-		ret = -errno;
-	umcg_cas(&g->idle_server_tid, s->tid, 0);
+	__atomic_store_n(&s->task.state, UMCG_TASK_IDLE, __ATOMIC_SEQ_CST);
+	if (umcg_cas(g->idle_server, 0, s->tid)) {
+		g->published = s;
+		published = true;
+	} else {
+		s->next_parked = g->parked;
+		g->parked = s;
+		s->parked = true;
+	}
+	pthread_mutex_unlock(&g->lock);
+
+	if (!published ||
+	    !__atomic_load_n(&g->idle_workers, __ATOMIC_SEQ_CST) ||
+	    !umcg_cas(g->idle_server, (uint32_t)s->tid, 0)) {
+		/*
+		 * Sleep.  If the kernel took our TID after we saw a worker,
+		 * it posts an event and this returns at once.
+		 */
+		s->phase = 3;
+		ret = umcg_wait(0, abs_timeout);
+		s->phase = 0;
+		s->wakeups++;
+		if (ret)
+			ret = -errno;
+	}
+
+	pthread_mutex_lock(&g->lock);
+	if (s->parked)
+		umcg_unpark_locked(g, s);
+	if (g->published == s) {
+		/* Timeout, signal, or the word was cleared by the kernel. */
+		umcg_cas(g->idle_server, (uint32_t)s->tid, 0);
+		g->published = NULL;
+	}
+	/* Hand the word to a parked server before our caller takes the list. */
+	if (!g->stopping && !g->published && g->parked &&
+	    umcg_cas(g->idle_server, 0, (uint32_t)g->parked->tid)) {
+		g->published = g->parked;
+		umcg_unpark_locked(g, g->published);
+	}
+	pthread_mutex_unlock(&g->lock);
 	umcg_server_set_running(s);
 	return (int)ret;
 }
@@ -481,7 +677,9 @@ static inline bool umcg_server_settle(struct umcg_server *s)
 
 /*
  * A complete FIFO server: run workers from the private queue and the idle
- * list until @g has no workers left (or *@stop).  Returns 0 or an error.
+ * list until @g has no workers left (or *@stop), then wake the group's other
+ * idle servers so they end too.  No step polls or times out.  Returns 0 or
+ * an error.
  */
 static inline int umcg_server_loop(struct umcg_server *s, volatile int *stop)
 {
@@ -493,7 +691,7 @@ static inline int umcg_server_loop(struct umcg_server *s, volatile int *stop)
 		if (s->current) {
 			if (!umcg_server_settle(s)) {
 				ret = umcg_server_wait_current(s, 0);
-				if (ret && ret != -EINTR && ret != -ETIMEDOUT)
+				if (ret && ret != -EINTR)
 					return ret;
 				continue;
 			}
@@ -507,10 +705,14 @@ static inline int umcg_server_loop(struct umcg_server *s, volatile int *stop)
 		}
 		w = umcg_rq_pop(s);
 		if (!w) {
-			if (!__atomic_load_n(&g->nr_workers, __ATOMIC_SEQ_CST))
+			if (!__atomic_load_n(&g->nr_workers, __ATOMIC_SEQ_CST)) {
+				umcg_group_stop(s);
 				break;
-			ret = umcg_server_idle(s, umcg_deadline(20000000));
-			if (ret && ret != -EINTR && ret != -ETIMEDOUT)
+			}
+			if (__atomic_load_n(&g->stopping, __ATOMIC_SEQ_CST))
+				break;
+			ret = umcg_server_idle(s, 0);
+			if (ret && ret != -EINTR)
 				return ret;
 			continue;
 		}
@@ -519,7 +721,7 @@ static inline int umcg_server_loop(struct umcg_server *s, volatile int *stop)
 			s->current = NULL;
 			continue;
 		}
-		if (ret && ret != -EINTR && ret != -ETIMEDOUT)
+		if (ret && ret != -EINTR)
 			return ret;
 	}
 	return 0;

@@ -103,16 +103,156 @@ TEST(preempt_spinning_worker)
 	EXPECT_EQ(0, umcg_unregister());
 }
 
+/*
+ * A preemption request that finds the worker not RUNNING (any more) does
+ * nothing: libumcg refuses it, and in the kernel a request whose worker
+ * blocked or yielded before the signal arrived is void - the worker is not
+ * parked as preempted, and the late signal's handler waits until a server
+ * runs the worker again.  (The previous version of this test only called
+ * libumcg with fake workers and never reached the kernel.)
+ */
+static struct {
+	struct umcg_group	g;
+	struct umcg_server	s;
+	struct umcg_worker	w;
+	int			pipefd[2];
+	int			phase;		/* preempter -> worker */
+	int			step;		/* worker progress */
+	int			handled_at_step[4];
+} *n;
+
+static void *late_worker(void *arg)
+{
+	char ch;
+
+	(void)arg;
+	if (umcg_worker_register(&n->w, &n->g, NULL))
+		return (void *)1;
+	/* B: block once the preemption request is in */
+	while (__atomic_load_n(&n->phase, __ATOMIC_SEQ_CST) < 1)
+		;
+	n->step = 1;
+	if (read(n->pipefd[0], &ch, 1) != -1 || errno != EINTR)
+		return (void *)2;
+	n->handled_at_step[2] = __atomic_load_n(&handled, __ATOMIC_SEQ_CST);
+	n->step = 2;
+	/* C: yield once the next preemption request is in */
+	while (__atomic_load_n(&n->phase, __ATOMIC_SEQ_CST) < 2)
+		;
+	umcg_worker_yield(&n->w);
+	n->handled_at_step[3] = __atomic_load_n(&handled, __ATOMIC_SEQ_CST);
+	n->step = 3;
+	umcg_worker_unregister(&n->w, &n->g);
+	return NULL;
+}
+
+/*
+ * The preempter's half: RUNNING -> RUNNING|PREEMPTED, no signal yet.
+ * Returns NULL, or a description of what went wrong.
+ */
+static void *request_preemption(int phase)
+{
+	if (!umcg_poll_eq(&n->w.task.state, ~0U, UMCG_TASK_RUNNING, 10000))
+		return "worker not RUNNING";
+	if (!umcg_cas(&n->w.task.state, UMCG_TASK_RUNNING,
+		      UMCG_TASK_RUNNING | UMCG_TF_PREEMPTED))
+		return "CAS to RUNNING|PREEMPTED failed";
+	__atomic_store_n(&n->phase, phase, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+static void *preempter_b(void *arg)
+{
+	(void)arg;
+	return request_preemption(1);
+}
+
+static void *preempter_c(void *arg)
+{
+	(void)arg;
+	/* once the worker ran again after B and spins at step 2 */
+	while (__atomic_load_n(&n->step, __ATOMIC_SEQ_CST) < 2)
+		usleep(1000);
+	return request_preemption(2);
+}
+
 TEST(preempt_not_running)
 {
-	struct umcg_worker w;
+	struct sigaction sa = { .sa_handler = handler };	/* no SA_RESTART */
+	struct umcg_worker fake, *w;
+	pthread_t t, p;
+	void *perr;
+	int i;
 
 	UMCG_REQUIRE();
-	memset(&w, 0, sizeof(w));
-	w.task.state = UMCG_TASK_IDLE;
-	EXPECT_EQ(-EAGAIN, umcg_preempt_worker(&w, SIGUSR1));
-	w.task.state = UMCG_TASK_BLOCKED;
-	EXPECT_EQ(-EAGAIN, umcg_preempt_worker(&w, SIGUSR1));
+	/* libumcg: not RUNNING, no request */
+	memset(&fake, 0, sizeof(fake));
+	fake.task.state = UMCG_TASK_IDLE;
+	EXPECT_EQ(-EAGAIN, umcg_preempt_worker(&fake, SIGUSR1));
+	fake.task.state = UMCG_TASK_BLOCKED;
+	EXPECT_EQ(-EAGAIN, umcg_preempt_worker(&fake, SIGUSR1));
+
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	handled = 0;
+	n = umcg_test_zalloc(sizeof(*n));
+	ASSERT_NE(NULL, n);
+	ASSERT_EQ(0, pipe(n->pipefd));
+	umcg_group_init(&n->g);
+	ASSERT_EQ(0, umcg_server_register(&n->s, &n->g));
+	ASSERT_EQ(0, pthread_create(&t, NULL, late_worker, NULL));
+	for (i = 0; i < 10000 && !(w = umcg_take_idle(&n->g)); i++)
+		usleep(1000);
+	ASSERT_EQ(&n->w, w);
+
+	/* B: the request is in, the worker blocks before the signal. */
+	ASSERT_EQ(0, pthread_create(&p, NULL, preempter_b, NULL));
+	ASSERT_EQ(0, umcg_run_worker(&n->s, w, umcg_deadline(20000000000ULL)));
+	pthread_join(p, &perr);
+	ASSERT_EQ(NULL, perr) TH_LOG("%s", (char *)perr);
+	ASSERT_EQ(1, n->step);
+	EXPECT_EQ(UMCG_TASK_BLOCKED, umcg_task_state(&w->task))
+		TH_LOG("a worker that blocks is BLOCKED, its preemption void");
+	EXPECT_TRUE(umcg_server_settle(&n->s));
+	/* The late signal wakes it: queued as a plain IDLE worker. */
+	ASSERT_EQ(0, syscall(SYS_tgkill, getpid(), w->tid, SIGUSR1));
+	for (i = 0; i < 10000 && !(w = umcg_take_idle(&n->g)); i++)
+		usleep(1000);
+	ASSERT_EQ(&n->w, w);
+	ASSERT_TRUE(umcg_wait_signal_taken(w->tid, 10000));
+	EXPECT_EQ(UMCG_TASK_IDLE, umcg_task_state(&w->task));
+	EXPECT_EQ(0, __atomic_load_n(&handled, __ATOMIC_SEQ_CST));
+
+	/*
+	 * C: run it; once it is back in user code, the next request comes
+	 * in and the worker yields before the signal.
+	 */
+	ASSERT_EQ(0, pthread_create(&p, NULL, preempter_c, NULL));
+	ASSERT_EQ(0, umcg_run_worker(&n->s, w, umcg_deadline(20000000000ULL)));
+	while (umcg_still_running(&n->s, w))
+		umcg_server_wait_current(&n->s, umcg_deadline(20000000000ULL));
+	pthread_join(p, &perr);
+	ASSERT_EQ(NULL, perr) TH_LOG("%s", (char *)perr);
+	ASSERT_EQ(2, n->step);
+	EXPECT_EQ(1, n->handled_at_step[2]);	/* once it ran */
+	EXPECT_EQ(UMCG_TASK_IDLE, umcg_task_state(&w->task) & UMCG_TASK_STATE_MASK);
+	EXPECT_TRUE(umcg_server_settle(&n->s));
+	ASSERT_EQ(0, syscall(SYS_tgkill, getpid(), w->tid, SIGUSR1));
+	/* It waits in its yield: the signal stays pending, blocked. */
+	ASSERT_TRUE(umcg_wait_signal_held(w->tid, 10000));
+	EXPECT_EQ(1, __atomic_load_n(&handled, __ATOMIC_SEQ_CST))
+		TH_LOG("the late signal's handler ran while the worker was IDLE");
+	EXPECT_EQ(UMCG_TASK_IDLE, umcg_task_state(&w->task) & UMCG_TASK_STATE_MASK);
+	EXPECT_EQ(2, n->step);
+	/* Run it: the handler, then its yield returns, then it leaves. */
+	ASSERT_EQ(w, umcg_rq_pop(&n->s));
+	ASSERT_EQ(0, umcg_run_worker(&n->s, w, umcg_deadline(20000000000ULL)));
+	while (umcg_still_running(&n->s, w))
+		umcg_server_wait_current(&n->s, umcg_deadline(20000000000ULL));
+	pthread_join(t, NULL);
+	EXPECT_EQ(3, n->step);
+	EXPECT_EQ(2, n->handled_at_step[3]);
+	EXPECT_EQ(UMCG_TASK_NONE, umcg_task_state(&w->task) & UMCG_TASK_STATE_MASK);
+	EXPECT_EQ(0, umcg_unregister());
 }
 
 TEST_HARNESS_MAIN

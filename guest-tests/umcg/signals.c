@@ -5,6 +5,8 @@
  * a worker waiting to be run keeps the signal pending and runs its handler
  * once a server runs it (a worker never runs without a server).
  */
+#include <sys/wait.h>
+
 #include "umcg_test.h"
 
 static int handled;
@@ -107,6 +109,130 @@ TEST(signal_to_waiting_worker)
 	EXPECT_EQ(1, c->handled_at_run);
 	EXPECT_EQ(1, handled);
 	EXPECT_EQ(0, umcg_unregister());
+}
+
+/*
+ * A signal sent to the process must not be taken by a parked worker: it
+ * would set up the handler there and park again, so the handler runs only
+ * when userspace next runs that worker (review finding 2).  Here the main
+ * thread blocks SIGUSR1 while the signal is sent, so on a kernel that lets
+ * parked workers take it the worker is the only thread that wants it;
+ * once the main thread unblocks it, the handler must run there.
+ */
+static pid_t handler_tid;
+
+static void tid_handler(int sig)
+{
+	(void)sig;
+	__atomic_store_n(&handler_tid, umcg_gettid(), __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&handled, 1, __ATOMIC_SEQ_CST);
+}
+
+TEST(process_signal_not_taken_by_parked_worker)
+{
+	struct sigaction sa = { .sa_handler = tid_handler };
+	sigset_t usr1, old;
+	struct umcg_worker *w;
+	pthread_t t;
+	int i;
+
+	UMCG_REQUIRE();
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	handled = 0;
+	handler_tid = 0;
+	c = umcg_test_zalloc(sizeof(*c));
+	ASSERT_NE(NULL, c);
+	umcg_group_init(&c->g);
+	ASSERT_EQ(0, umcg_server_register(&c->s, &c->g));
+	/* The worker must not inherit the blocked SIGUSR1: block it after. */
+	ASSERT_EQ(0, pthread_create(&t, NULL, worker, NULL));
+	for (i = 0; i < 5000 && !c->g.idle_workers; i++)
+		usleep(1000);
+	ASSERT_NE(0, c->g.idle_workers);
+	usleep(50000);
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	ASSERT_EQ(0, pthread_sigmask(SIG_BLOCK, &usr1, &old));
+	ASSERT_EQ(0, kill(getpid(), SIGUSR1));
+	usleep(200000);
+	/* The handler runs here, as the mask is restored. */
+	ASSERT_EQ(0, pthread_sigmask(SIG_SETMASK, &old, NULL));
+	for (i = 0; i < 1000 && !__atomic_load_n(&handled, __ATOMIC_SEQ_CST); i++)
+		usleep(1000);
+	EXPECT_EQ(1, __atomic_load_n(&handled, __ATOMIC_SEQ_CST));
+	EXPECT_EQ(umcg_gettid(), __atomic_load_n(&handler_tid, __ATOMIC_SEQ_CST))
+		TH_LOG("the handler ran in thread %d (worker %d), or not at all",
+		       handler_tid, c->w.tid);
+	EXPECT_EQ(0, c->ran);
+	w = umcg_take_idle(&c->g);
+	ASSERT_EQ(&c->w, w);
+	ASSERT_EQ(0, umcg_run_worker(&c->s, w, 0));
+	pthread_join(t, NULL);
+	EXPECT_EQ(1, c->ran);
+	EXPECT_EQ(0, umcg_unregister());
+}
+
+/*
+ * A group stop (SIGSTOP, SIGCONT) runs no handler, so it must not end a
+ * server's umcg_wait() with EINTR: the call restarts and keeps its
+ * deadline (review finding 3).  In a child, as the stop takes the whole
+ * process.
+ */
+struct stop_result {
+	int		ret;		/* errno of umcg_wait(), 0, or 99 */
+	int		ready;
+	uint64_t	waited_ns;
+};
+
+static int stopped_server_child(struct stop_result *res)
+{
+	struct umcg_task *t = umcg_test_zalloc(4096);
+	uint64_t t0;
+
+	if (!t)
+		return 2;
+	t->state = UMCG_TASK_RUNNING;
+	if (umcg_ctl(UMCG_CTL_REGISTER, t))
+		return 3;
+	__atomic_store_n(&t->state, UMCG_TASK_IDLE, __ATOMIC_SEQ_CST);
+	t0 = umcg_now_ns(CLOCK_MONOTONIC);
+	__atomic_store_n(&res->ready, 1, __ATOMIC_SEQ_CST);
+	res->ret = umcg_wait(0, umcg_deadline(1000000000ULL)) ? errno : 0;
+	res->waited_ns = umcg_now_ns(CLOCK_MONOTONIC) - t0;
+	return 0;
+}
+
+TEST(group_stop_does_not_end_server_wait)
+{
+	struct stop_result *res;
+	pid_t pid;
+	int st, i;
+
+	UMCG_REQUIRE();
+	res = mmap(NULL, sizeof(*res), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, res);
+	res->ret = 99;
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(stopped_server_child(res));
+	for (i = 0; i < 5000 && !__atomic_load_n(&res->ready, __ATOMIC_SEQ_CST); i++)
+		usleep(1000);
+	ASSERT_EQ(1, res->ready);
+	usleep(100000);
+	ASSERT_EQ(0, kill(pid, SIGSTOP));
+	ASSERT_EQ(pid, waitpid(pid, &st, WUNTRACED));
+	ASSERT_TRUE(WIFSTOPPED(st));
+	ASSERT_EQ(0, kill(pid, SIGCONT));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	ASSERT_EQ(0, WEXITSTATUS(st));
+	TH_LOG("umcg_wait(): %s after %llu ms", strerror(res->ret),
+	       (unsigned long long)res->waited_ns / 1000000);
+	EXPECT_EQ(ETIMEDOUT, res->ret)
+		TH_LOG("a stop and continue, with no handler, ended the wait");
+	EXPECT_LE(900000000ULL, res->waited_ns);
 }
 
 TEST_HARNESS_MAIN

@@ -3,7 +3,15 @@
  * umcg/stress: 2 servers, 64 workers, 100000 switches with random
  * blocking: every worker completes, the counts add up, no worker is lost
  * or run twice at the same time (item 5).
+ *
+ * No step polls: idle servers sleep until the kernel (a worker on the idle
+ * list) or another server wakes them (libumcg's umcg_server_loop()), so a
+ * lost wakeup hangs the test instead of only slowing it down.  And the rate
+ * of server -> worker runs must reach MIN_RATIO of the rate of futex
+ * wake/wait round trips measured in the same run (issue 9).
  */
+#include <linux/futex.h>
+
 #include "umcg_test.h"
 
 #define NR_SERVERS	2
@@ -31,6 +39,63 @@ static struct {
 } *c;
 
 static uint64_t per_worker;
+
+/*
+ * Server -> worker runs per second over futex round trips per second.  A
+ * UMCG run is a round trip too (server -> worker -> server); this one also
+ * pays for the idle list, blocking workers and two servers sharing one
+ * list, so it need not match futex (0.6-0.9 measured under TCG), but it
+ * must be of the same order.  A wakeup found only late costs milliseconds
+ * instead of microseconds: had each of the ~6300 block/wake cycles of a
+ * run been found by a 20 ms poll (the old libumcg idle loop), the run would
+ * take about 130 s, some 800 runs/s against ~16000 futex round trips/s, a
+ * ratio near 0.05.
+ */
+#define MIN_RATIO	0.1
+#define FUTEX_ROUNDS	20000
+
+static uint32_t fword;
+
+static long futex(uint32_t *uaddr, int op, uint32_t val)
+{
+	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
+}
+
+static void *futex_peer(void *arg)
+{
+	long i;
+
+	(void)arg;
+	for (i = 0; i < FUTEX_ROUNDS; i++) {
+		while (__atomic_load_n(&fword, __ATOMIC_ACQUIRE) == 0)
+			futex(&fword, FUTEX_WAIT_PRIVATE, 0);
+		__atomic_store_n(&fword, 0, __ATOMIC_RELEASE);
+		futex(&fword, FUTEX_WAKE_PRIVATE, 1);
+	}
+	return NULL;
+}
+
+/* Futex wake/wait round trips per second, two unpinned threads. */
+static double futex_round_trips_per_s(void)
+{
+	pthread_t t;
+	uint64_t t0;
+	long i;
+
+	fword = 0;
+	if (pthread_create(&t, NULL, futex_peer, NULL))
+		return 0;
+	t0 = umcg_now_ns(CLOCK_MONOTONIC);
+	for (i = 0; i < FUTEX_ROUNDS; i++) {
+		__atomic_store_n(&fword, 1, __ATOMIC_RELEASE);
+		futex(&fword, FUTEX_WAKE_PRIVATE, 1);
+		while (__atomic_load_n(&fword, __ATOMIC_ACQUIRE) == 1)
+			futex(&fword, FUTEX_WAIT_PRIVATE, 1);
+	}
+	t0 = umcg_now_ns(CLOCK_MONOTONIC) - t0;
+	pthread_join(t, NULL);
+	return FUTEX_ROUNDS * 1e9 / (double)t0;
+}
 
 static void on_cpu(struct wdata *d)
 {
@@ -129,20 +194,37 @@ static void dump_state(void)
 	}
 }
 
+/*
+ * Nothing polls, so a lost wakeup stops all progress: after STALL_S
+ * seconds without a single worker iteration, report the state and fail
+ * at once instead of waiting for the test's timeout.
+ */
+#define STALL_S		60
+
 static void *watchdog(void *arg)
 {
 	int *stop = arg;
-	int sec = 0;
+	uint64_t last = 0;
+	int sec = 0, still = 0;
 
 	while (!__atomic_load_n(stop, __ATOMIC_SEQ_CST)) {
 		uint64_t total = 0;
 		int i;
 
 		sleep(1);
-		if (++sec % 10)
-			continue;
+		sec++;
 		for (i = 0; i < NR_WORKERS; i++)
 			total += __atomic_load_n(&c->d[i].iters, __ATOMIC_RELAXED);
+		still = total == last ? still + 1 : 0;
+		last = total;
+		if (still == STALL_S) {
+			ksft_print_msg("no worker ran for %d s: a lost wakeup (%llu iterations done)\n",
+				       STALL_S, (unsigned long long)total);
+			dump_state();
+			abort();
+		}
+		if (sec % 10)
+			continue;
 		ksft_print_msg("%ds: %llu iterations, %d workers left, idle server %u, list %s\n",
 			       sec, (unsigned long long)total,
 			       __atomic_load_n(&c->g.nr_workers, __ATOMIC_SEQ_CST),
@@ -173,6 +255,7 @@ TEST_F_TIMEOUT(stress, two_servers_64_workers, 800)
 	int wd_stop = 0;
 	pthread_t st[NR_SERVERS], wt[NR_WORKERS];
 	uint64_t total = 0, sw = 0, t0, el;
+	double futex_rate, umcg_rate;
 	int i, done = 0;
 
 	UMCG_REQUIRE();
@@ -180,7 +263,9 @@ TEST_F_TIMEOUT(stress, two_servers_64_workers, 800)
 	ASSERT_NE(NULL, c);
 	umcg_group_init(&c->g);
 	per_worker = NR_SWITCHES / NR_WORKERS + 1;
-	t0 = umcg_now_ns(CLOCK_MONOTONIC);
+	futex_round_trips_per_s();		/* warm-up */
+	futex_rate = futex_round_trips_per_s();
+	ASSERT_LT(0, futex_rate);
 	ASSERT_EQ(0, pthread_create(&wd, NULL, watchdog, &wd_stop));
 	/* workers first: they wait on the idle list until servers come */
 	for (i = 0; i < NR_WORKERS; i++) {
@@ -190,6 +275,7 @@ TEST_F_TIMEOUT(stress, two_servers_64_workers, 800)
 	}
 	while (__atomic_load_n(&c->g.nr_workers, __ATOMIC_SEQ_CST) < NR_WORKERS)
 		usleep(1000);
+	t0 = umcg_now_ns(CLOCK_MONOTONIC);
 	for (i = 0; i < NR_SERVERS; i++)
 		ASSERT_EQ(0, pthread_create(&st[i], NULL, server,
 					    (void *)(uintptr_t)i));
@@ -228,6 +314,14 @@ TEST_F_TIMEOUT(stress, two_servers_64_workers, 800)
 		       (unsigned long long)c->blocks);
 	ksft_print_msg("metric: umcg_stress_ns_per_switch=%llu\n",
 		       (unsigned long long)(el / (sw ? sw : 1)));
+	umcg_rate = sw * 1e9 / (double)el;
+	ksft_print_msg("metric: umcg_stress_runs_per_s=%.0f\n", umcg_rate);
+	ksft_print_msg("metric: futex_round_trips_per_s=%.0f\n", futex_rate);
+	ksft_print_msg("metric: umcg_stress_futex_ratio=%.3f\n",
+		       umcg_rate / futex_rate);
+	EXPECT_GE(umcg_rate / futex_rate, MIN_RATIO)
+		TH_LOG("UMCG ran %.0f workers/s, futex did %.0f round trips/s",
+		       umcg_rate, futex_rate);
 }
 
 TEST_HARNESS_MAIN

@@ -22,26 +22,29 @@
 
 /*
  * 1 if the running kernel implements UMCG, 0 if the system calls return
- * ENOSYS.  A probe that can have no side effect: unregistering an
- * unregistered task is EINVAL with UMCG and ENOSYS without.
+ * ENOSYS; libumcg's probe (umcg_abi()) decides, without side effects.
  */
 static inline int umcg_supported(void)
 {
-	if (umcg_ctl(UMCG_CTL_UNREGISTER, NULL) == 0)
-		return 1;
-	return errno == EINVAL;
+	return umcg_abi() == UMCG_ABI_OK;
 }
 
 /*
- * Start of every test: on a kernel without CONFIG_UMCG check that both
- * calls return ENOSYS, then SKIP with the reason.
+ * Start of every test.  463/464 answering like another system call is a
+ * failure (libumcg refuses to use them).  On a kernel without CONFIG_UMCG,
+ * check with raw system calls that both return ENOSYS, then SKIP with the
+ * reason.
  */
 #define UMCG_REQUIRE() do {						\
 	int __cfg = kconfig_enabled("CONFIG_UMCG");			\
-	if (!umcg_supported()) {					\
-		ASSERT_EQ(-1, umcg_ctl(UMCG_CTL_REGISTER, NULL));	\
+	enum umcg_abi __abi = umcg_abi();				\
+	ASSERT_NE(UMCG_ABI_FOREIGN, __abi)				\
+		TH_LOG("syscalls %d/%d are not UMCG on this kernel",	\
+		       __NR_umcg_ctl, __NR_umcg_wait);			\
+	if (__abi == UMCG_ABI_NONE) {					\
+		ASSERT_EQ(-1, syscall(__NR_umcg_ctl, UMCG_CTL_REGISTER, NULL)); \
 		ASSERT_EQ(ENOSYS, errno);				\
-		ASSERT_EQ(-1, umcg_wait(0, 0));				\
+		ASSERT_EQ(-1, syscall(__NR_umcg_wait, 0, 0));		\
 		ASSERT_EQ(ENOSYS, errno);				\
 		ASSERT_EQ(0, __cfg);					\
 		SKIP(return, "CONFIG_UMCG not set: umcg_ctl/umcg_wait return ENOSYS (checked)"); \
@@ -78,6 +81,108 @@ static inline bool umcg_poll_eq(uint32_t *p, uint32_t mask, uint32_t v,
 		usleep(100);
 	}
 	return true;
+}
+
+/*
+ * One field of /proc/self/task/@tid/status ("State", "SigPnd", ...), the
+ * value after the colon with blanks skipped, into @buf.  False if absent.
+ */
+static inline bool umcg_task_status(pid_t pid, pid_t tid, const char *key,
+				    char *buf, size_t len)
+{
+	char path[64], line[256];
+	size_t klen = strlen(key);
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid,
+		 (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		char *v = line + klen + 1;
+
+		if (strncmp(line, key, klen) || line[klen] != ':')
+			continue;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		v[strcspn(v, "\n")] = 0;
+		/* truncating is fine: callers want the first characters */
+		klen = strlen(v);
+		if (klen >= len)
+			klen = len - 1;
+		memcpy(buf, v, klen);
+		buf[klen] = 0;
+		found = true;
+		break;
+	}
+	fclose(f);
+	return found;
+}
+
+/* The state letter of a thread of this process ('R', 'S', 'D', 't', ...). */
+static inline char umcg_task_state_letter(pid_t tid)
+{
+	char buf[64];
+
+	if (!umcg_task_status(getpid(), tid, "State", buf, sizeof(buf)))
+		return '?';
+	return buf[0];
+}
+
+/*
+ * Wait until thread @tid of this process sleeps with no signal pending for
+ * it (SigPnd all zero): a signal sent to it has been taken from the queue
+ * and, if a handler runs for it, that has run or is set up for later.
+ * True if that happened within @timeout_ms.
+ */
+static inline bool umcg_wait_signal_taken(pid_t tid, int timeout_ms)
+{
+	uint64_t end = umcg_now_ns(CLOCK_MONOTONIC) +
+		       (uint64_t)timeout_ms * 1000000ULL;
+	char buf[64];
+
+	do {
+		if (umcg_task_status(getpid(), tid, "SigPnd", buf, sizeof(buf)) &&
+		    strspn(buf, "0") == strlen(buf) &&
+		    umcg_task_state_letter(tid) == 'S')
+			return true;
+		usleep(1000);
+	} while (umcg_now_ns(CLOCK_MONOTONIC) < end);
+	return false;
+}
+
+/*
+ * Wait until thread @tid of this process sleeps ('S') with a signal pending
+ * for it (SigPnd not zero): a waiting worker keeps signals sent to it
+ * pending, blocked, until a server runs it.  False after @timeout_ms.
+ */
+static inline bool umcg_wait_signal_held(pid_t tid, int timeout_ms)
+{
+	uint64_t end = umcg_now_ns(CLOCK_MONOTONIC) +
+		       (uint64_t)timeout_ms * 1000000ULL;
+	char buf[64];
+
+	do {
+		if (umcg_task_status(getpid(), tid, "SigPnd", buf, sizeof(buf)) &&
+		    strspn(buf, "0") != strlen(buf) &&
+		    umcg_task_state_letter(tid) == 'S')
+			return true;
+		usleep(1000);
+	} while (umcg_now_ns(CLOCK_MONOTONIC) < end);
+	return false;
+}
+
+/* Number of voluntary context switches of a thread of process @pid. */
+static inline long umcg_task_nvcsw(pid_t pid, pid_t tid)
+{
+	char buf[64];
+
+	if (!umcg_task_status(pid, tid, "voluntary_ctxt_switches", buf,
+			      sizeof(buf)))
+		return -1;
+	return atol(buf);
 }
 
 #endif

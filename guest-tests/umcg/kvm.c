@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * umcg/kvm: a worker that blocks inside KVM_RUN is parked only on its way
+ * back to userspace, never between two guest entries (issue 9, item 7).
+ * KVM handles pending "return to user" work (TIF_NOTIFY_RESUME) itself
+ * before it enters the guest again; had UMCG parked there, the worker would
+ * sleep inside KVM_RUN holding the vCPU mutex, and every other vCPU ioctl
+ * would hang until a server ran it.
+ *
+ * The worker runs a tiny real-mode guest that reads a page served by
+ * userfaultfd (so the vCPU thread blocks at a known point), then does OUT.
+ * While the worker waits on the idle list, KVM_GET_REGS from another thread
+ * must not block.  Needs /dev/kvm in the guest (CONFIG_KVM and a CPU with
+ * virtualization): SKIPs without it.
+ */
+#include <fcntl.h>
+#include <linux/kvm.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+
+#include "umcg_test.h"
+
+#define DATA_GPA	0x1000
+#define IO_PORT		0x10
+
+static struct {
+	struct umcg_group	g;
+	struct umcg_server	s;
+	struct umcg_worker	w;
+	int			vcpu;
+	struct kvm_run		*run;
+	int			run_ret;
+	int			exit_reason;
+	uint8_t			io_byte;
+	int			regs_ret;	/* KVM_GET_REGS from another thread */
+	int			regs_done;
+} *c;
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	if (umcg_worker_register(&c->w, &c->g, NULL))
+		return (void *)1;
+	c->run_ret = ioctl(c->vcpu, KVM_RUN, 0) ? errno : 0;
+	c->exit_reason = c->run->exit_reason;
+	if (c->exit_reason == KVM_EXIT_IO)
+		c->io_byte = *((uint8_t *)c->run + c->run->io.data_offset);
+	umcg_worker_unregister(&c->w, &c->g);
+	return NULL;
+}
+
+static void *get_regs(void *arg)
+{
+	struct kvm_regs regs;
+
+	(void)arg;
+	c->regs_ret = ioctl(c->vcpu, KVM_GET_REGS, &regs) ? errno : 0;
+	__atomic_store_n(&c->regs_done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+TEST(worker_blocked_in_kvm_run)
+{
+	/* mov al, [DATA_GPA]; out IO_PORT, al; hlt */
+	static const uint8_t code[] = { 0xa0, 0x00, 0x10, 0xe6, IO_PORT, 0xf4 };
+	struct uffdio_api api = { .api = UFFD_API };
+	struct kvm_userspace_memory_region region;
+	struct kvm_sregs sregs;
+	struct kvm_regs regs;
+	struct uffd_msg msg;
+	struct pollfd pfd;
+	struct umcg_worker *w;
+	uint8_t *mem, *src;
+	int kvm, vm, uffd, i;
+	pthread_t t, r;
+	long mmap_size;
+
+	UMCG_REQUIRE();
+	kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (kvm < 0)
+		SKIP(return, "no /dev/kvm in this guest (CONFIG_KVM not set, or no virtualization in the CPU QEMU emulates)");
+	ASSERT_EQ(KVM_API_VERSION, ioctl(kvm, KVM_GET_API_VERSION, 0));
+	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0)
+		SKIP(return, "no userfaultfd: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
+
+	c = umcg_test_zalloc(sizeof(*c));
+	ASSERT_NE(NULL, c);
+	mem = umcg_test_zalloc(2 * 4096);
+	src = umcg_test_zalloc(4096);
+	ASSERT_NE(NULL, mem);
+	ASSERT_NE(NULL, src);
+	memcpy(mem, code, sizeof(code));
+	{
+		struct uffdio_register reg = {
+			.range = { .start = (uintptr_t)mem + DATA_GPA, .len = 4096 },
+			.mode = UFFDIO_REGISTER_MODE_MISSING,
+		};
+
+		ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+	}
+
+	vm = ioctl(kvm, KVM_CREATE_VM, 0);
+	ASSERT_LE(0, vm);
+	region = (struct kvm_userspace_memory_region) {
+		.slot = 0, .guest_phys_addr = 0, .memory_size = 2 * 4096,
+		.userspace_addr = (uintptr_t)mem,
+	};
+	ASSERT_EQ(0, ioctl(vm, KVM_SET_USER_MEMORY_REGION, &region));
+	c->vcpu = ioctl(vm, KVM_CREATE_VCPU, 0);
+	ASSERT_LE(0, c->vcpu);
+	mmap_size = ioctl(kvm, KVM_GET_VCPU_MMAP_SIZE, 0);
+	c->run = mmap(NULL, mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      c->vcpu, 0);
+	ASSERT_NE(MAP_FAILED, c->run);
+	ASSERT_EQ(0, ioctl(c->vcpu, KVM_GET_SREGS, &sregs));
+	sregs.cs.base = 0;
+	sregs.cs.selector = 0;
+	sregs.ds.base = 0;
+	sregs.ds.selector = 0;
+	ASSERT_EQ(0, ioctl(c->vcpu, KVM_SET_SREGS, &sregs));
+	memset(&regs, 0, sizeof(regs));
+	regs.rip = 0;
+	regs.rflags = 2;
+	ASSERT_EQ(0, ioctl(c->vcpu, KVM_SET_REGS, &regs));
+
+	umcg_group_init(&c->g);
+	ASSERT_EQ(0, umcg_server_register(&c->s, &c->g));
+	ASSERT_EQ(0, pthread_create(&t, NULL, worker, NULL));
+	for (i = 0; i < 20000 && !(w = umcg_take_idle(&c->g)); i++)
+		usleep(1000);
+	ASSERT_EQ(&c->w, w);
+
+	/* Run it: KVM_RUN, the guest reads the missing page, it blocks. */
+	ASSERT_EQ(0, umcg_run_worker(&c->s, w, umcg_deadline(20000000000ULL)));
+	ASSERT_EQ(UMCG_TASK_BLOCKED, umcg_task_state(&w->task));
+	EXPECT_TRUE(umcg_server_settle(&c->s));
+	pfd = (struct pollfd){ .fd = uffd, .events = POLLIN };
+	ASSERT_EQ(1, poll(&pfd, 1, 20000));
+	ASSERT_EQ(sizeof(msg), read(uffd, &msg, sizeof(msg)));
+	ASSERT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
+
+	/* Serve the page: the guest goes on, OUT ends KVM_RUN. */
+	src[0] = 0x5a;
+	{
+		struct uffdio_copy copy = {
+			.dst = (uintptr_t)mem + DATA_GPA, .src = (uintptr_t)src,
+			.len = 4096,
+		};
+
+		ASSERT_EQ(0, ioctl(uffd, UFFDIO_COPY, &copy));
+	}
+	/* It queues itself once it woke: then it must be out of KVM_RUN. */
+	for (i = 0; i < 20000 && !(w = umcg_take_idle(&c->g)); i++)
+		usleep(1000);
+	ASSERT_EQ(&c->w, w);
+	ASSERT_EQ(0, pthread_create(&r, NULL, get_regs, NULL));
+	for (i = 0; i < 3000 && !__atomic_load_n(&c->regs_done, __ATOMIC_SEQ_CST); i++)
+		usleep(1000);
+	ASSERT_EQ(1, c->regs_done)
+		TH_LOG("KVM_GET_REGS hangs: the worker parked inside KVM_RUN, holding the vCPU");
+	pthread_join(r, NULL);
+	EXPECT_EQ(0, c->regs_ret);
+
+	/* Run it again: KVM_RUN returns the OUT exit to the worker. */
+	ASSERT_EQ(0, umcg_run_worker(&c->s, w, umcg_deadline(20000000000ULL)));
+	while (umcg_still_running(&c->s, w))
+		umcg_server_wait_current(&c->s, umcg_deadline(1000000000ULL));
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, c->run_ret);
+	EXPECT_EQ(KVM_EXIT_IO, c->exit_reason);
+	EXPECT_EQ(0x5a, c->io_byte);
+	EXPECT_EQ(UMCG_TASK_NONE, umcg_task_state(&w->task));
+	EXPECT_EQ(0, umcg_unregister());
+}
+
+TEST_HARNESS_MAIN

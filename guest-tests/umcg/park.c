@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * umcg/park: a worker waiting to be run (parked) does not run user code,
+ * but it does not block group stop, ptrace or the freezer either (issue 9,
+ * item 2).  A parked worker sleeps interruptibly: a signal lets the kernel
+ * do its work (stop, ptrace stop, freeze, set up a handler) and the worker
+ * parks again before any user code runs.  The same holds for a worker that
+ * yielded and sleeps in umcg_wait(): its signal handler runs only once a
+ * server runs it again.
+ *
+ * Each process-wide test runs the UMCG process as a child, so that the
+ * test itself can stop, trace or freeze it, and kill it if it hangs.
+ */
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "umcg_test.h"
+
+/* Shared between the test and its child process. */
+struct shared {
+	struct umcg_group	g;
+	struct umcg_server	s;
+	struct umcg_worker	w;
+	int			pipefd[2];
+	int			block_first;	/* worker blocks in read() first */
+	int			ready;		/* child: worker parked */
+	int			run;		/* test: now run the worker */
+	int			progress;	/* worker: 1 registered, 2 read */
+	int			handled;
+	int			handled_at_progress;
+	int			child_err;
+};
+
+static struct shared *sh;
+
+static void handler(int sig)
+{
+	(void)sig;
+	__atomic_add_fetch(&sh->handled, 1, __ATOMIC_SEQ_CST);
+}
+
+static void *child_worker(void *arg)
+{
+	char ch;
+
+	(void)arg;
+	if (umcg_worker_register(&sh->w, &sh->g, NULL))
+		return (void *)1;
+	__atomic_store_n(&sh->progress, 1, __ATOMIC_SEQ_CST);
+	if (sh->block_first) {
+		if (read(sh->pipefd[0], &ch, 1) != 1)
+			return (void *)2;
+		__atomic_store_n(&sh->progress, 2, __ATOMIC_SEQ_CST);
+	}
+	sh->handled_at_progress = __atomic_load_n(&sh->handled, __ATOMIC_SEQ_CST);
+	umcg_worker_unregister(&sh->w, &sh->g);
+	return NULL;
+}
+
+static struct umcg_worker *child_take(int ms)
+{
+	struct umcg_worker *w;
+
+	while (!(w = umcg_take_idle(&sh->g)) && ms-- > 0)
+		usleep(1000);
+	return w;
+}
+
+/*
+ * The UMCG process: a server (this thread) and one worker.  The worker
+ * parks in umcg_ctl() (or, with block_first, after it blocked in read()
+ * and woke up) and the child reports ready; it is run once the test says.
+ */
+static int child_main(void)
+{
+	struct sigaction sa = { .sa_handler = handler };
+	struct umcg_worker *w;
+	pthread_t t;
+	void *r;
+	int i;
+
+	if (sigaction(SIGUSR1, &sa, NULL))
+		return 10;
+	umcg_group_init(&sh->g);
+	if (umcg_server_register(&sh->s, &sh->g))
+		return 11;
+	if (pthread_create(&t, NULL, child_worker, NULL))
+		return 12;
+	w = child_take(20000);
+	if (w != &sh->w)
+		return 13;
+	if (sh->block_first) {
+		/* run it into read(), then let it wake: it parks again */
+		if (umcg_run_worker(&sh->s, w, 0) ||
+		    (umcg_task_state(&w->task) & UMCG_TASK_STATE_MASK) !=
+		    UMCG_TASK_BLOCKED)
+			return 14;
+		sh->s.current = NULL;
+		if (write(sh->pipefd[1], "x", 1) != 1)
+			return 15;
+		w = child_take(20000);
+		if (w != &sh->w)
+			return 16;
+	}
+	/* parked: IDLE, off the list (we took it), asleep in the kernel */
+	for (i = 0; i < 20000 && !strchr("SDI", umcg_task_state_letter(sh->w.tid)); i++)
+		usleep(1000);
+	__atomic_store_n(&sh->ready, 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&sh->run, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	if (umcg_run_worker(&sh->s, w, 0))
+		return 17;
+	while (umcg_still_running(&sh->s, w))
+		umcg_server_wait_current(&sh->s, 0);
+	pthread_join(t, &r);
+	if (r)
+		return 18;
+	if (umcg_task_state(&w->task) != UMCG_TASK_NONE)
+		return 19;
+	return 0;
+}
+
+static pid_t start_child(struct __test_metadata *_metadata, int block_first)
+{
+	pid_t pid;
+	int i;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		return -1;
+	if (pipe(sh->pipefd))
+		return -1;
+	sh->block_first = block_first;
+	pid = fork();
+	if (pid == 0)
+		_exit(child_main());
+	if (pid < 0)
+		return -1;
+	for (i = 0; i < 30000 && !__atomic_load_n(&sh->ready, __ATOMIC_SEQ_CST); i++)
+		usleep(1000);
+	if (!sh->ready) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		TH_LOG("the UMCG child did not get its worker parked");
+		return -1;
+	}
+	return pid;
+}
+
+/* waitpid() for up to @ms; the pid, 0 on timeout, -1 on error. */
+static pid_t wait_for(pid_t pid, int *status, int options, int ms)
+{
+	uint64_t end = umcg_now_ns(CLOCK_MONOTONIC) + ms * 1000000ULL;
+	pid_t r;
+
+	do {
+		r = waitpid(pid, status, options | WNOHANG);
+		if (r)
+			return r;
+		usleep(1000);
+	} while (umcg_now_ns(CLOCK_MONOTONIC) < end);
+	return 0;
+}
+
+/* Let the child run its worker to the end; the child's exit status. */
+static int finish_child(pid_t pid)
+{
+	int status;
+
+	__atomic_store_n(&sh->run, 1, __ATOMIC_SEQ_CST);
+	if (wait_for(pid, &status, 0, 20000) != pid) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -ETIMEDOUT;
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static uint64_t ms_since(uint64_t t0)
+{
+	return (umcg_now_ns(CLOCK_MONOTONIC) - t0) / 1000000ULL;
+}
+
+TEST(group_stop_with_parked_worker)
+{
+	uint64_t t0;
+	pid_t pid;
+	int status;
+
+	UMCG_REQUIRE();
+	pid = start_child(_metadata, 0);
+	ASSERT_GT(pid, 0);
+
+	t0 = umcg_now_ns(CLOCK_MONOTONIC);
+	ASSERT_EQ(0, kill(pid, SIGSTOP));
+	if (wait_for(pid, &status, WUNTRACED, 5000) != pid) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		ASSERT_TRUE(0) TH_LOG("SIGSTOP: the group stop did not complete in 5 s with a parked worker");
+	}
+	ASSERT_TRUE(WIFSTOPPED(status));
+	TH_LOG("stopped after %llu ms", (unsigned long long)ms_since(t0));
+	EXPECT_LT(ms_since(t0), 1000);
+
+	t0 = umcg_now_ns(CLOCK_MONOTONIC);
+	ASSERT_EQ(0, kill(pid, SIGCONT));
+	ASSERT_EQ(pid, wait_for(pid, &status, WCONTINUED, 5000));
+	ASSERT_TRUE(WIFCONTINUED(status));
+	TH_LOG("continued after %llu ms", (unsigned long long)ms_since(t0));
+
+	/* Still parked: no user code ran, it waits for a server. */
+	usleep(100000);
+	EXPECT_EQ(0, __atomic_load_n(&sh->progress, __ATOMIC_SEQ_CST));
+	EXPECT_EQ(UMCG_TASK_IDLE, umcg_task_state(&sh->w.task));
+	EXPECT_EQ(0, finish_child(pid));
+	EXPECT_EQ(1, sh->progress);
+}
+
+TEST(ptrace_interrupt_parked_worker)
+{
+	uint64_t t0;
+	pid_t pid, tid;
+	int status;
+
+	UMCG_REQUIRE();
+	/* This one parks after blocking in read() and waking up. */
+	pid = start_child(_metadata, 1);
+	ASSERT_GT(pid, 0);
+	tid = sh->w.tid;
+
+	ASSERT_EQ(0, ptrace(PTRACE_SEIZE, tid, 0, 0));
+	t0 = umcg_now_ns(CLOCK_MONOTONIC);
+	ASSERT_EQ(0, ptrace(PTRACE_INTERRUPT, tid, 0, 0));
+	if (wait_for(tid, &status, __WALL, 5000) != tid) {
+		kill(pid, SIGKILL);
+		/* the traced thread first: the process is reaped after it */
+		waitpid(tid, NULL, __WALL);
+		waitpid(pid, NULL, 0);
+		ASSERT_TRUE(0) TH_LOG("PTRACE_INTERRUPT did not stop the parked worker in 5 s");
+	}
+	ASSERT_TRUE(WIFSTOPPED(status));
+	EXPECT_EQ(PTRACE_EVENT_STOP, status >> 16);
+	TH_LOG("ptrace-stopped after %llu ms", (unsigned long long)ms_since(t0));
+	EXPECT_LT(ms_since(t0), 1000);
+	/* A tracer can read it while it is stopped. */
+	errno = 0;
+	ptrace(PTRACE_PEEKUSER, tid, 0, 0);
+	EXPECT_EQ(0, errno);
+	ASSERT_EQ(0, ptrace(PTRACE_DETACH, tid, 0, 0));
+
+	usleep(100000);
+	/* read() has not returned to user code: still parked. */
+	EXPECT_EQ(1, __atomic_load_n(&sh->progress, __ATOMIC_SEQ_CST));
+	EXPECT_EQ(UMCG_TASK_IDLE, umcg_task_state(&sh->w.task));
+	EXPECT_EQ(0, finish_child(pid));
+	EXPECT_EQ(2, sh->progress);
+}
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Wait until "frozen <v>" is in @events; true if within @ms. */
+static bool wait_frozen(const char *events, int v, int ms)
+{
+	char buf[256], want[16];
+	uint64_t end = umcg_now_ns(CLOCK_MONOTONIC) + ms * 1000000ULL;
+
+	snprintf(want, sizeof(want), "frozen %d", v);
+	do {
+		int fd = open(events, O_RDONLY);
+		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+		if (fd >= 0)
+			close(fd);
+		if (n > 0) {
+			buf[n] = 0;
+			if (strstr(buf, want))
+				return true;
+		}
+		usleep(1000);
+	} while (umcg_now_ns(CLOCK_MONOTONIC) < end);
+	return false;
+}
+
+#define CG_ROOT	"/tmp/umcg-cgroup2"
+#define CG_DIR	CG_ROOT "/park"
+
+TEST(cgroup_freeze_parked_worker)
+{
+	char pidbuf[32];
+	uint64_t t0;
+	pid_t pid;
+	bool frozen;
+
+	UMCG_REQUIRE();
+	mkdir(CG_ROOT, 0755);
+	if (mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL)) {
+		int err = errno;
+
+		rmdir(CG_ROOT);
+		if (err == ENODEV)
+			SKIP(return, "no cgroup v2 in this kernel (CONFIG_CGROUPS not set)");
+		ASSERT_EQ(0, err) TH_LOG("mount cgroup2: %s", strerror(err));
+	}
+	rmdir(CG_DIR);
+	ASSERT_EQ(0, mkdir(CG_DIR, 0755));
+
+	pid = start_child(_metadata, 0);
+	ASSERT_GT(pid, 0);
+	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)pid);
+	ASSERT_EQ(0, write_file(CG_DIR "/cgroup.procs", pidbuf));
+
+	t0 = umcg_now_ns(CLOCK_MONOTONIC);
+	ASSERT_EQ(0, write_file(CG_DIR "/cgroup.freeze", "1"));
+	frozen = wait_frozen(CG_DIR "/cgroup.events", 1, 5000);
+	TH_LOG("cgroup.freeze: %s after %llu ms", frozen ? "frozen" : "NOT frozen",
+	       (unsigned long long)ms_since(t0));
+	EXPECT_TRUE(frozen) TH_LOG("the freezer did not complete with a parked worker");
+	ASSERT_EQ(0, write_file(CG_DIR "/cgroup.freeze", "0"));
+	EXPECT_TRUE(wait_frozen(CG_DIR "/cgroup.events", 0, 5000));
+
+	usleep(100000);
+	EXPECT_EQ(0, __atomic_load_n(&sh->progress, __ATOMIC_SEQ_CST));
+	EXPECT_EQ(0, finish_child(pid));
+	EXPECT_EQ(1, sh->progress);
+	EXPECT_EQ(0, rmdir(CG_DIR));
+	umount(CG_ROOT);
+	rmdir(CG_ROOT);
+}
+
+/* In-process: a yielded worker's handler waits until it runs again. */
+static struct {
+	struct umcg_group	g;
+	struct umcg_server	s;
+	struct umcg_worker	w;
+	int			yielded;
+	int			handled_after_yield;
+	uint32_t		state_in_handler;
+} *c;
+
+static int handled;
+
+static void yield_handler(int sig)
+{
+	(void)sig;
+	c->state_in_handler = umcg_task_state(&c->w.task);
+	__atomic_add_fetch(&handled, 1, __ATOMIC_SEQ_CST);
+}
+
+static void *yield_worker(void *arg)
+{
+	(void)arg;
+	if (umcg_worker_register(&c->w, &c->g, NULL))
+		return (void *)1;
+	__atomic_store_n(&c->yielded, 1, __ATOMIC_SEQ_CST);
+	umcg_worker_yield(&c->w);
+	c->handled_after_yield = __atomic_load_n(&handled, __ATOMIC_SEQ_CST);
+	umcg_worker_unregister(&c->w, &c->g);
+	return NULL;
+}
+
+TEST(signal_to_yielded_worker)
+{
+	struct sigaction sa = { .sa_handler = yield_handler };
+	struct umcg_worker *w;
+	pthread_t t;
+	int i;
+
+	UMCG_REQUIRE();
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	c = umcg_test_zalloc(sizeof(*c));
+	ASSERT_NE(NULL, c);
+	umcg_group_init(&c->g);
+	ASSERT_EQ(0, umcg_server_register(&c->s, &c->g));
+	ASSERT_EQ(0, pthread_create(&t, NULL, yield_worker, NULL));
+	for (i = 0; i < 20000 && !(w = umcg_take_idle(&c->g)); i++)
+		usleep(1000);
+	ASSERT_EQ(&c->w, w);
+	/* Run it: it yields back, IDLE, and sleeps in umcg_wait(). */
+	ASSERT_EQ(0, umcg_run_worker(&c->s, w, 0));
+	ASSERT_EQ(1, c->yielded);
+	ASSERT_EQ(UMCG_TASK_IDLE | LIBUMCG_TF_HANDOFF, umcg_task_state(&w->task));
+	EXPECT_TRUE(umcg_server_settle(&c->s));
+
+	ASSERT_EQ(0, syscall(SYS_tgkill, getpid(), w->tid, SIGUSR1));
+	/*
+	 * The worker sleeps on with the signal pending: a waiting worker
+	 * blocks its catchable signals until a server runs it.
+	 */
+	ASSERT_TRUE(umcg_wait_signal_held(w->tid, 10000));
+	EXPECT_EQ(0, __atomic_load_n(&handled, __ATOMIC_SEQ_CST))
+		TH_LOG("the handler ran while the worker was IDLE (state in handler %#x)",
+		       c->state_in_handler);
+	/* (the server's settle took HANDOFF off) */
+	EXPECT_EQ(UMCG_TASK_IDLE, umcg_task_state(&w->task));
+
+	/* Run it again: now the handler runs, RUNNING, then yield returns. */
+	ASSERT_EQ(w, umcg_rq_pop(&c->s));
+	ASSERT_EQ(0, umcg_run_worker(&c->s, w, 0));
+	while (umcg_still_running(&c->s, w))
+		umcg_server_wait_current(&c->s, 0);
+	pthread_join(t, NULL);
+	EXPECT_EQ(1, handled);
+	EXPECT_EQ(1, c->handled_after_yield);
+	EXPECT_EQ(UMCG_TASK_RUNNING,
+		  c->state_in_handler & UMCG_TASK_STATE_MASK);
+	EXPECT_EQ(UMCG_TASK_NONE, umcg_task_state(&w->task));
+	EXPECT_EQ(0, umcg_unregister());
+}
+
+TEST_HARNESS_MAIN
