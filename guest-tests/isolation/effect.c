@@ -887,10 +887,13 @@ TEST_F_TIMEOUT(effect, pcp_high_not_decayed_per_return, 120)
 	ksft_print_msg("metric: pcp_high_grown_quiescing=%ld\n", grown);
 	ksft_print_msg("metric: pcp_high_after_returns=%ld\n", after);
 	ksft_print_msg("metric: pcp_high_returns=%d\n", HIGH_RETURNS);
-	ASSERT_LT(before, grown) {
-		TH_LOG("inconclusive: CPU %d's pcp high marks did not grow (%ld -> %ld)",
-		       cpu, before, grown);
-	}
+	/*
+	 * Nothing to measure when the marks were already at their top (seen
+	 * in debug once: 3646 -> 3632): a skip says so, a pass would not.
+	 */
+	if (grown <= before)
+		SKIP(return, "inconclusive: CPU %d's pcp high marks did not grow (%ld -> %ld)",
+		     cpu, before, grown);
 	EXPECT_LE(grown * 3, after * 4) {
 		TH_LOG("pcp high %ld -> %ld after %d returns of a quiescing task",
 		       grown, after, HIGH_RETURNS);

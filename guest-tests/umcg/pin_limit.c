@@ -217,8 +217,14 @@ TEST(no_leak_after_many_registrations)
 	free1 = meminfo_kb("MemFree");
 	TH_LOG("MemFree %ld kB -> %ld kB after 2200 register/leave cycles",
 	       free0, free1);
-	/* 2200 leaked pages would be 8800 kB. */
-	EXPECT_LT(free0 - free1, 4400);
+	/*
+	 * 2200 leaked pages would be 8800 kB. With KASAN, freed objects wait
+	 * in its quarantine (up to 1/32 of memory, 16 MB here), so MemFree
+	 * cannot tell a leak: kmemleak's scan at the end of the debug boot
+	 * is the leak check there.
+	 */
+	if (!kconfig_enabled("CONFIG_KASAN"))
+		EXPECT_LT(free0 - free1, 4400);
 }
 
 /*
