@@ -355,6 +355,21 @@ static inline void umcg_server_set_running(struct umcg_server *s)
 }
 
 /*
+ * Did @w (state @st) yield to @s?  A yielding worker claims itself
+ * (IDLE | LOCKED | HANDOFF) for the server in its next_tid: only that server
+ * may run it again, and only that one queues it.
+ */
+static inline bool umcg_yielded_to(struct umcg_server *s,
+				   struct umcg_worker *w, uint32_t st)
+{
+	return (st & (UMCG_TASK_STATE_MASK | UMCG_TF_LOCKED |
+		      LIBUMCG_TF_HANDOFF)) ==
+	       (UMCG_TASK_IDLE | UMCG_TF_LOCKED | LIBUMCG_TF_HANDOFF) &&
+	       __atomic_load_n(&w->task.next_tid, __ATOMIC_SEQ_CST) ==
+	       (uint32_t)s->tid;
+}
+
+/*
  * Server -> worker switch.  Claims @w (IDLE, possibly PREEMPTED) by setting
  * UMCG_TF_LOCKED (a worker that yielded to this server claimed itself for
  * it already), points its next_tid at this server, makes it RUNNING,
@@ -373,16 +388,11 @@ static inline int umcg_run_worker(struct umcg_server *s, struct umcg_worker *w,
 
 	if ((st & UMCG_TASK_STATE_MASK) != UMCG_TASK_IDLE)
 		return -EAGAIN;
-	if ((st & (UMCG_TF_LOCKED | LIBUMCG_TF_HANDOFF)) ==
-	    (UMCG_TF_LOCKED | LIBUMCG_TF_HANDOFF)) {
-		/* It yielded, claimed for its server: only that one runs it. */
-		if (w->server != s)
-			return -EAGAIN;
-	} else if ((st & UMCG_TF_LOCKED) ||
-		   /* Claim it (IDLE|LOCKED) before touching next_tid. */
-		   !umcg_cas(&w->task.state, st, st | UMCG_TF_LOCKED)) {
+	/* Claim it (IDLE|LOCKED) before touching next_tid. */
+	if (!umcg_yielded_to(s, w, st) &&
+	    ((st & UMCG_TF_LOCKED) ||
+	     !umcg_cas(&w->task.state, st, st | UMCG_TF_LOCKED)))
 		return -EAGAIN;
-	}
 	w->server = s;
 	s->current = w;
 	__atomic_store_n(&w->task.next_tid, s->tid, __ATOMIC_SEQ_CST);
@@ -677,10 +687,12 @@ static inline bool umcg_server_settle(struct umcg_server *s)
 		if (st & UMCG_TF_PREEMPTED) {
 			/* Parked by the kernel, not queued: ours to requeue. */
 			umcg_rq_push(s, w);
-		} else if (st & LIBUMCG_TF_HANDOFF) {
+		} else if (umcg_yielded_to(s, w, st)) {
 			/*
 			 * Yielded: ours, IDLE | LOCKED | HANDOFF until we run
-			 * it again.  (A switch queued it already.)
+			 * it again.  (A switch queued it already.)  Yielded to
+			 * another server, it is in that one's queue: it blocked
+			 * and woke since we last looked, and was run there.
 			 */
 			umcg_rq_push(s, w);
 		}
