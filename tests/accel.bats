@@ -170,7 +170,10 @@ EOF2
 		env --default-signal=INT "$TOP/scripts/in-container" sleep 300 &
 		pid=$!
 		for _ in $(seq 100); do
-			c=$(ls "$d" | grep -v calls || true)
+			c=""
+			for f in "$d"/*; do
+				case $f in *.calls | *.tmp | "$d/*") ;; *) c=${f##*/} ;; esac
+			done
 			[ -z "$c" ] || break
 			sleep 0.1
 		done
