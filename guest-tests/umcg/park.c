@@ -382,10 +382,7 @@ TEST(signal_to_yielded_worker)
 
 	UMCG_REQUIRE();
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
-	c = umcg_test_zalloc(sizeof(*c));
-	ASSERT_NE(NULL, c);
-	umcg_group_init(&c->g);
-	ASSERT_EQ(0, umcg_server_register(&c->s, &c->g));
+	UMCG_TEST_SERVER(c);
 	ASSERT_EQ(0, pthread_create(&t, NULL, yield_worker, NULL));
 	for (i = 0; i < 20000 && !(w = umcg_take_idle(&c->g)); i++)
 		usleep(1000);

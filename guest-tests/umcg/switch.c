@@ -63,10 +63,7 @@ TEST(server_worker_switch_and_yield)
 	pid_t me = umcg_gettid();
 
 	UMCG_REQUIRE();
-	c = umcg_test_zalloc(sizeof(*c));
-	ASSERT_NE(NULL, c);
-	umcg_group_init(&c->g);
-	ASSERT_EQ(0, umcg_server_register(&c->s, &c->g));
+	UMCG_TEST_SERVER(c);
 	ASSERT_EQ(UMCG_TASK_RUNNING, umcg_task_state(&c->s.task));
 
 	ASSERT_EQ(0, pthread_create(&t, NULL, yield_worker, NULL));
@@ -134,10 +131,7 @@ TEST(worker_worker_switch)
 	pid_t me = umcg_gettid();
 
 	UMCG_REQUIRE();
-	c = umcg_test_zalloc(sizeof(*c));
-	ASSERT_NE(NULL, c);
-	umcg_group_init(&c->g);
-	ASSERT_EQ(0, umcg_server_register(&c->s, &c->g));
+	UMCG_TEST_SERVER(c);
 	ASSERT_EQ(0, pthread_create(&t[0], NULL, swap_worker, (void *)0));
 	ASSERT_EQ(0, pthread_create(&t[1], NULL, swap_worker, (void *)1));
 	ASSERT_EQ(2, wait_idle_list(&c->g, 2));

@@ -205,10 +205,7 @@ TEST(libumcg_yield_stays_with_its_server)
 	int i;
 
 	UMCG_REQUIRE();
-	ly = umcg_test_zalloc(sizeof(*ly));
-	ASSERT_NE(NULL, ly);
-	umcg_group_init(&ly->g);
-	ASSERT_EQ(0, umcg_server_register(&ly->s, &ly->g));
+	UMCG_TEST_SERVER(ly);
 	ASSERT_EQ(0, pthread_create(&ts2, NULL, lib_second_server, NULL));
 	ASSERT_EQ(0, pthread_create(&tw, NULL, lib_yield_worker, NULL));
 	for (i = 0; i < 5000 && !(w = umcg_take_idle(&ly->g)); i++)
