@@ -124,3 +124,74 @@ EOF
 	last=$(tail -n1 "$BATS_TEST_TMPDIR/podman.calls")
 	[[ "$last" != *"--device"* ]]
 }
+
+# A fake podman whose `run ... sleep 300` starts a "container" in a session
+# of its own, as podman's conmon does: killing the client leaves it running;
+# only `rm -f NAME` (or the command ending) takes it down.
+fake_podman_containers() {
+	local d=$BATS_TEST_TMPDIR/containers
+	mkdir -p "$d"
+	cat >"$BATS_TEST_TMPDIR/podman" <<EOF2
+#!/bin/bash
+d=$d
+case "\$1 \$2" in
+"--version "*) echo "podman version 9.9"; exit 0 ;;
+"image exists") exit 0 ;;
+"image inspect") echo sha256:fake; exit 0 ;;
+"rm "*)
+	echo "\$*" >>"\$d/rm.calls"
+	name=\${*: -1}
+	[ ! -f "\$d/\$name" ] || kill "\$(cat "\$d/\$name")" 2>/dev/null
+	exit 0 ;;
+"run "*)
+	case "\$*" in *" sleep 300") ;; *) exit 0 ;; esac
+	name=unnamed
+	args=("\$@")
+	for i in "\${!args[@]}"; do
+		[ "\${args[i]}" != --name ] || name=\${args[i+1]}
+	done
+	setsid sleep 300 </dev/null >/dev/null 2>&1 &
+	echo \$! >"\$d/\$name.tmp"
+	mv "\$d/\$name.tmp" "\$d/\$name"
+	wait \$!
+	;;
+esac
+EOF2
+	chmod +x "$BATS_TEST_TMPDIR/podman"
+	export PODMAN=$BATS_TEST_TMPDIR/podman
+}
+
+@test "in-container: stopping it (SIGTERM, SIGINT, SIGHUP) takes its container with it" {
+	fake_podman_containers
+	d=$BATS_TEST_TMPDIR/containers
+	for sig in TERM INT HUP; do
+		rm -f "$d"/*
+		# (an asynchronous command of a script ignores SIGINT: undo that)
+		env --default-signal=INT "$TOP/scripts/in-container" sleep 300 &
+		pid=$!
+		for _ in $(seq 100); do
+			c=""
+			for f in "$d"/*; do
+				case $f in *.calls | *.tmp | "$d/*") ;; *) c=${f##*/} ;; esac
+			done
+			[ -z "$c" ] || break
+			sleep 0.1
+		done
+		[ -n "$c" ]
+		cpid=$(cat "$d/$c")
+		kill -s "$sig" "$pid"
+		rc=0
+		wait "$pid" || rc=$?
+		echo "SIG$sig: in-container exit $rc, container $c"
+		[ "$rc" -ne 0 ]
+		for _ in $(seq 50); do
+			kill -0 "$cpid" 2>/dev/null || break
+			sleep 0.1
+		done
+		if kill -0 "$cpid" 2>/dev/null; then
+			kill "$cpid"
+			echo "SIG$sig: the container is still up"
+			return 1
+		fi
+	done
+}

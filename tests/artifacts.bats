@@ -256,3 +256,15 @@ result() { # VARIANT JQ
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"initramfs default"* ]]
 }
+
+@test "test-variant: an artifact set without manifest.json is class 2, the file named, nothing rebuilt" {
+	rm "$ARTIFACTS/manifest.json" "$ARTIFACTS/SHA256SUMS"
+	sed -i 's/ok 1 smoke/ok 1 smoke-edited/' "$GUEST_TESTS/smoke/ok.c"
+	before=$(sha256sum <"$ARTIFACTS/default/initramfs.cpio.gz")
+	run "$TOP/scripts/test-variant" default
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"$ARTIFACTS/manifest.json is missing"* ]]
+	[[ "$(result default '.reasons[0].reason')" == *"manifest.json is missing"* ]]
+	[ "$(sha256sum <"$ARTIFACTS/default/initramfs.cpio.gz")" = "$before" ]
+}

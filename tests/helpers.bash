@@ -4,6 +4,20 @@
 TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 export TOP
 
+# scripts/variant, shorter.
+V() { "$TOP/scripts/variant" "$@"; }
+
+# A scratch configs/ with the given variant files (NAME:LINE|LINE...).
+cfg() {
+	export CONFIGS=$BATS_TEST_TMPDIR/configs
+	mkdir -p "$CONFIGS"
+	echo 'CONFIG_BASE=y' >"$CONFIGS/base.config"
+	local spec
+	for spec in "$@"; do
+		tr '|' '\n' <<<"${spec#*:}" >"$CONFIGS/${spec%%:*}.variant"
+	done
+}
+
 scratch() {
 	export BUILD=$BATS_TEST_TMPDIR/build ARTIFACTS=$BATS_TEST_TMPDIR/artifacts
 	export PATCHES=$BATS_TEST_TMPDIR/patches RESULTS=$BATS_TEST_TMPDIR/results

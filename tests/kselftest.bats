@@ -12,19 +12,6 @@ setup() {
 	export PYTHONDONTWRITEBYTECODE=1
 }
 
-V() { "$TOP/scripts/variant" "$@"; }
-
-# A scratch configs/ with the given variant files (NAME:LINE|LINE...).
-cfg() {
-	export CONFIGS=$BATS_TEST_TMPDIR/configs
-	mkdir -p "$CONFIGS"
-	echo 'CONFIG_BASE=y' >"$CONFIGS/base.config"
-	local spec
-	for spec in "$@"; do
-		tr '|' '\n' <<<"${spec#*:}" >"$CONFIGS/${spec%%:*}.variant"
-	done
-}
-
 @test "variant: kselftest targets are data; an unknown one is exit 2 naming file and line; KSELFTEST picks the set" {
 	cfg 'a:#@ kselftests = futex ptrace|#@ suites = smoke kselftest' \
 		'b:#@ extends = a|#@ kselftests += nosuch' 'c:#@ suites = kselftest'

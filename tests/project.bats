@@ -6,7 +6,6 @@ bats_require_minimum_version 1.5.0
 load helpers
 
 variants() { "$TOP/scripts/variant" list; }
-V() { "$TOP/scripts/variant" "$@"; }
 
 @test "the kernel package version is pinned in exactly one file" {
 	version=$(awk -F= '!/^#/ && NF { print $2; exit }' "$TOP/scripts/deps/kernel-source.txt")
@@ -40,17 +39,6 @@ V() { "$TOP/scripts/variant" "$@"; }
 	run V check 'a b'
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"invalid variant name"* ]]
-}
-
-# A scratch configs/ with the given variant files (NAME:LINE|LINE...).
-cfg() {
-	export CONFIGS=$BATS_TEST_TMPDIR/configs
-	mkdir -p "$CONFIGS"
-	echo 'CONFIG_BASE=y' >"$CONFIGS/base.config"
-	local spec
-	for spec in "$@"; do
-		tr '|' '\n' <<<"${spec#*:}" >"$CONFIGS/${spec%%:*}.variant"
-	done
 }
 
 @test "variant: an extends loop is an error naming the loop, never a silent default" {

@@ -101,6 +101,23 @@ static void child(struct shared *s, int cpu, enum kind k, long calls)
 	_exit(0);
 }
 
+/*
+ * Fork the child of one measurement and wait until it is ready (stage 1)
+ * or failed.  Returns its pid, or -1.
+ */
+static pid_t child_start(struct shared *s, int cpu, enum kind k, long calls)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		child(s, cpu, k, calls);
+	while (s->stage < 1 && !s->err)
+		usleep(1000);
+	return pid;
+}
+
 /* Hook calls on @cpu while a task of kind @k makes HOOK_CALLS getppid(). */
 static int hook_calls(struct __test_metadata *_metadata, int cpu, enum kind k)
 {
@@ -110,13 +127,9 @@ static int hook_calls(struct __test_metadata *_metadata, int cpu, enum kind k)
 
 	if (!s)
 		return -1;
-	pid = fork();
+	pid = child_start(s, cpu, k, HOOK_CALLS);
 	if (pid < 0)
 		return -1;
-	if (pid == 0)
-		child(s, cpu, k, HOOK_CALLS);
-	while (s->stage < 1 && !s->err)
-		usleep(1000);
 	trace_clear();
 	write_file(TRACEFS "/tracing_on", "1");
 	s->stage = 2;
@@ -193,13 +206,9 @@ static double bench_once(int cpu, enum kind k)
 
 	if (!s)
 		return -1;
-	pid = fork();
+	pid = child_start(s, cpu, k, BENCH_CALLS);
 	if (pid < 0)
 		return -1;
-	if (pid == 0)
-		child(s, cpu, k, BENCH_CALLS);
-	while (s->stage < 1 && !s->err)
-		usleep(1000);
 	s->stage = 2;
 	waitpid(pid, &status, 0);
 	if (!s->err && WIFEXITED(status) && !WEXITSTATUS(status))

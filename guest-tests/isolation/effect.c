@@ -161,12 +161,31 @@ static void loop_child(struct ctl *c, int cpu, bool quiesce)
 	_exit(0);
 }
 
+/*
+ * End of a phase: let the child past its last wait (@stage), reap it and
+ * unmap the control page; -1 if the child reported an error.
+ */
+static int phase_end(struct __test_metadata *_metadata, struct ctl *c,
+		     pid_t pid, int stage)
+{
+	int status, ret = 0;
+
+	c->stage = stage;
+	waitpid(pid, &status, 0);
+	if (c->err) {
+		TH_LOG("child error %d", c->err);
+		ret = -1;
+	}
+	munmap((void *)c, sizeof(*c));
+	return ret;
+}
+
 /* One run; returns 0 and the counts on @cpu, -1 on error. */
 static int loop_phase(struct __test_metadata *_metadata, int cpu, bool quiesce,
 		      long *syscalls, struct kworker_irqs *n)
 {
 	struct ctl *c = ctl_map();
-	int status, ret;
+	int ret;
 	pid_t pid;
 
 	if (!c)
@@ -185,15 +204,11 @@ static int loop_phase(struct __test_metadata *_metadata, int cpu, bool quiesce,
 	wait_stage(c, 3, false);
 	trace_stop();
 	ret = count_irqs(cpu, n, quiesce);
-	c->stage = 4;
-	waitpid(pid, &status, 0);
+	/* (written before stage 3) */
 	*syscalls = c->syscalls;
-	if (c->err) {
-		TH_LOG("child error %d", c->err);
+	if (phase_end(_metadata, c, pid, 4))
 		ret = -1;
-	}
 	trace_off();
-	munmap((void *)c, sizeof(*c));
 	return ret;
 }
 
@@ -240,14 +255,8 @@ TEST_F_TIMEOUT(effect, housekeeping_cpu_vmstat_update, 120)
 	restore_stat_interval(saved);
 
 	ksft_print_msg("metric: housekeeping_cpu=%d\n", cpu);
-	ksft_print_msg("metric: housekeeping_mlock_syscalls_not_quiesced=%ld\n", sc_base);
-	ksft_print_msg("metric: housekeeping_mlock_syscalls_quiesced=%ld\n", sc_q);
-	ksft_print_msg("metric: housekeeping_vmstat_update_not_quiesced=%d\n", base.exec);
-	ksft_print_msg("metric: housekeeping_vmstat_update_quiesced=%d\n", q.exec);
-	ksft_print_msg("metric: housekeeping_kworker_switches_not_quiesced=%d\n", base.sw);
-	ksft_print_msg("metric: housekeeping_kworker_switches_quiesced=%d\n", q.sw);
-	ksft_print_msg("metric: housekeeping_kworker_other_work_not_quiesced=%d\n", base.other);
-	ksft_print_msg("metric: housekeeping_kworker_other_work_quiesced=%d\n", q.other);
+	ISOL_METRIC_PAIR("housekeeping_mlock_syscalls", "%ld", sc_base, sc_q);
+	ISOL_KWORKER_METRICS("housekeeping", "vmstat_update", base, q);
 	ASSERT_LT(0, base.exec) {
 		TH_LOG("inconclusive: baseline without activation saw no vmstat_update on CPU %d",
 		       cpu);
@@ -292,7 +301,7 @@ static int refresh_phase(struct __test_metadata *_metadata, int cpu,
 			 struct kworker_irqs *n)
 {
 	struct ctl *c = ctl_map();
-	int status, ret;
+	int ret;
 	double t0;
 	pid_t pid;
 
@@ -315,14 +324,9 @@ static int refresh_phase(struct __test_metadata *_metadata, int cpu,
 	*ms = (now_sec() - t0) * 1000;
 	trace_stop();
 	ret = count_irqs(cpu, n, quiesce);
-	c->stage = 3;
-	waitpid(pid, &status, 0);
-	if (c->err) {
-		TH_LOG("child error %d", c->err);
+	if (phase_end(_metadata, c, pid, 3))
 		ret = -1;
-	}
 	trace_off();
-	munmap((void *)c, sizeof(*c));
 	return ret;
 }
 
@@ -349,14 +353,8 @@ TEST_F_TIMEOUT(effect, isolated_cpu_stat_refresh, 120)
 	ASSERT_EQ(0, refresh_phase(_metadata, cpu, true, &rq, &msq, &q));
 
 	ksft_print_msg("metric: isolated_cpu=%d\n", cpu);
-	ksft_print_msg("metric: isolated_refresh_work_not_quiesced=%d\n", base.exec);
-	ksft_print_msg("metric: isolated_refresh_work_quiesced=%d\n", q.exec);
-	ksft_print_msg("metric: isolated_kworker_switches_not_quiesced=%d\n", base.sw);
-	ksft_print_msg("metric: isolated_kworker_switches_quiesced=%d\n", q.sw);
-	ksft_print_msg("metric: isolated_kworker_other_work_not_quiesced=%d\n", base.other);
-	ksft_print_msg("metric: isolated_kworker_other_work_quiesced=%d\n", q.other);
-	ksft_print_msg("metric: isolated_stat_refresh_ms_not_quiesced=%.1f\n", msb);
-	ksft_print_msg("metric: isolated_stat_refresh_ms_quiesced=%.1f\n", msq);
+	ISOL_KWORKER_METRICS("isolated", "refresh_work", base, q);
+	ISOL_METRIC_PAIR("isolated_stat_refresh_ms", "%.1f", msb, msq);
 	/* stat_refresh completes in both cases */
 	ASSERT_EQ(0, rb);
 	ASSERT_EQ(0, rq);
@@ -415,7 +413,6 @@ static long acc_phase(struct __test_metadata *_metadata, int cpu, bool quiesce)
 {
 	struct ctl *c = ctl_map();
 	long before, after;
-	int status;
 	pid_t pid;
 
 	if (!c)
@@ -432,13 +429,8 @@ static long acc_phase(struct __test_metadata *_metadata, int cpu, bool quiesce)
 	c->stage = 2;
 	wait_stage(c, 3, true);
 	after = vmstat_value("nr_mlock");
-	c->stage = 4;
-	waitpid(pid, &status, 0);
-	if (c->err) {
-		TH_LOG("child error %d", c->err);
+	if (phase_end(_metadata, c, pid, 4))
 		after = before - 1000;
-	}
-	munmap((void *)c, sizeof(*c));
 	return after - before;
 }
 
@@ -463,8 +455,7 @@ TEST_F_TIMEOUT(effect, isolated_cpu_nr_mlock_visible, 120)
 
 	ksft_print_msg("metric: accuracy_cpu=%d\n", cpu);
 	ksft_print_msg("metric: accuracy_pages_mlocked=%d\n", ACC_PAGES);
-	ksft_print_msg("metric: accuracy_nr_mlock_delta_not_quiesced=%ld\n", base);
-	ksft_print_msg("metric: accuracy_nr_mlock_delta_quiesced=%ld\n", q);
+	ISOL_METRIC_PAIR("accuracy_nr_mlock_delta", "%ld", base, q);
 	ASSERT_NE(-1000, base);
 	ASSERT_NE(-1000, q);
 	/* the baseline must hide the pages, or nothing was measured */
@@ -530,7 +521,7 @@ static void fput_child(struct ctl *c, int cpu, bool quiesce)
 static int fput_phase(struct __test_metadata *_metadata, int cpu, bool quiesce)
 {
 	struct ctl *c = ctl_map();
-	int status, t, visible = 0;
+	int t, visible = 0;
 	pid_t pid;
 
 	if (!c)
@@ -553,12 +544,9 @@ static int fput_phase(struct __test_metadata *_metadata, int cpu, bool quiesce)
 		if (before - after >= (long)FPUT_PAGES)
 			visible++;
 	}
-	waitpid(pid, &status, 0);
-	if (c->err) {
-		TH_LOG("child error %d", c->err);
+	/* (the child does not wait for a stage: it ends after its trials) */
+	if (phase_end(_metadata, c, pid, 0))
 		visible = -1;
-	}
-	munmap((void *)c, sizeof(*c));
 	return visible;
 }
 
@@ -584,8 +572,7 @@ TEST_F_TIMEOUT(effect, deferred_fput_visible, 120)
 	ksft_print_msg("metric: fput_cpu=%d\n", cpu);
 	ksft_print_msg("metric: fput_trials=%d\n", FPUT_TRIALS);
 	ksft_print_msg("metric: fput_pages_per_trial=%d\n", (int)FPUT_PAGES);
-	ksft_print_msg("metric: fput_frees_visible_not_quiesced=%d\n", base);
-	ksft_print_msg("metric: fput_frees_visible_quiesced=%d\n", q);
+	ISOL_METRIC_PAIR("fput_frees_visible", "%d", base, q);
 	ASSERT_LE(0, base);
 	ASSERT_LE(0, q);
 	ASSERT_GT(FPUT_TRIALS, base) {
@@ -712,7 +699,7 @@ static int numa_phase(struct __test_metadata *_metadata, int cpu, int node,
 		      bool quiesce, long *pcp, struct kworker_irqs *n)
 {
 	struct ctl *c = ctl_map();
-	int status, ret = 0, i;
+	int ret = 0, i;
 	pid_t pid;
 
 	if (!c)
@@ -737,14 +724,9 @@ static int numa_phase(struct __test_metadata *_metadata, int cpu, int node,
 	trace_stop();
 	if (count_irqs(cpu, n, quiesce))
 		ret = -1;
-	c->stage = 3;
-	waitpid(pid, &status, 0);
-	if (c->err) {
-		TH_LOG("child error %d", c->err);
+	if (phase_end(_metadata, c, pid, 3))
 		ret = -1;
-	}
 	trace_off();
-	munmap((void *)c, sizeof(*c));
 	return ret;
 }
 
@@ -777,15 +759,9 @@ TEST_F_TIMEOUT(effect, numa_remote_pages_stat_refresh, 120)
 
 	ksft_print_msg("metric: numa_cpu=%d\n", cpu);
 	ksft_print_msg("metric: numa_remote_node=%d\n", remote);
-	ksft_print_msg("metric: numa_remote_pcp_pages_not_quiesced=%ld\n", pcp_base);
-	ksft_print_msg("metric: numa_remote_pcp_pages_quiesced=%ld\n", pcp_q);
+	ISOL_METRIC_PAIR("numa_remote_pcp_pages", "%ld", pcp_base, pcp_q);
 	ksft_print_msg("metric: numa_stat_refresh_writes=%d\n", NUMA_REFRESHES);
-	ksft_print_msg("metric: numa_refresh_work_not_quiesced=%d\n", base.exec);
-	ksft_print_msg("metric: numa_refresh_work_quiesced=%d\n", q.exec);
-	ksft_print_msg("metric: numa_kworker_switches_not_quiesced=%d\n", base.sw);
-	ksft_print_msg("metric: numa_kworker_switches_quiesced=%d\n", q.sw);
-	ksft_print_msg("metric: numa_kworker_other_work_not_quiesced=%d\n", base.other);
-	ksft_print_msg("metric: numa_kworker_other_work_quiesced=%d\n", q.other);
+	ISOL_KWORKER_METRICS("numa", "refresh_work", base, q);
 	ASSERT_LT(0, pcp_base) {
 		TH_LOG("inconclusive: no node-%d pages on CPU %d's lists without activation",
 		       remote, cpu);
@@ -854,7 +830,7 @@ TEST_F_TIMEOUT(effect, pcp_high_not_decayed_per_return, 120)
 	unsigned long iso = isolated_cpus();
 	long before, grown, after;
 	struct ctl *c;
-	int cpu, hk, status;
+	int cpu, hk;
 	pid_t pid;
 
 	if (!isol_built_in())
@@ -878,9 +854,7 @@ TEST_F_TIMEOUT(effect, pcp_high_not_decayed_per_return, 120)
 	c->stage = 2;
 	wait_stage(c, 3, false);
 	after = zoneinfo_pcp_field(-1, cpu, "high");
-	c->stage = 4;
-	waitpid(pid, &status, 0);
-	ASSERT_EQ(0, c->err);
+	ASSERT_EQ(0, phase_end(_metadata, c, pid, 4));
 
 	ksft_print_msg("metric: pcp_cpu=%d\n", cpu);
 	ksft_print_msg("metric: pcp_high_before=%ld\n", before);

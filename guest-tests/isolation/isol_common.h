@@ -361,6 +361,28 @@ static inline int trace_kworker_irqs(int cpu, struct kworker_irqs *n, bool dump)
 	return 0;
 }
 
+/*
+ * The metrics of one measurement made twice, without and with quiescing:
+ * "<name>_not_quiesced" and "<name>_quiesced", printed with @fmt.  (Macros:
+ * ksft_print_msg() comes with kselftest_harness.h, included after this.)
+ */
+#define ISOL_METRIC_PAIR(name, fmt, not_quiesced, quiesced) do {		\
+	ksft_print_msg("metric: " name "_not_quiesced=" fmt "\n", not_quiesced); \
+	ksft_print_msg("metric: " name "_quiesced=" fmt "\n", quiesced);	\
+} while (0)
+
+/*
+ * The kworker interruptions of such a pair (struct kworker_irqs): the
+ * vmstat work items as "<prefix>_<work>", then the kworker switches and
+ * the switches for other work.
+ */
+#define ISOL_KWORKER_METRICS(prefix, work, base, q) do {			\
+	ISOL_METRIC_PAIR(prefix "_" work, "%d", (base).exec, (q).exec);		\
+	ISOL_METRIC_PAIR(prefix "_kworker_switches", "%d", (base).sw, (q).sw);	\
+	ISOL_METRIC_PAIR(prefix "_kworker_other_work", "%d", (base).other,	\
+			 (q).other);						\
+} while (0)
+
 /* Value of @key in /proc/vmstat, -1 if not found. */
 static inline long vmstat_value(const char *key)
 {

@@ -175,10 +175,7 @@ TEST(wait_keeps_the_locked_claim)
 	int i;
 
 	UMCG_REQUIRE();
-	lc = umcg_test_zalloc(sizeof(*lc));
-	ASSERT_NE(NULL, lc);
-	umcg_group_init(&lc->g);
-	ASSERT_EQ(0, umcg_server_register(&lc->s, &lc->g));
+	UMCG_TEST_SERVER(lc);
 	ASSERT_EQ(0, pthread_create(&t, NULL, claimed_worker, NULL));
 	for (i = 0; i < 20000 && !(w = umcg_take_idle(&lc->g)); i++)
 		usleep(1000);

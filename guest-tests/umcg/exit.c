@@ -69,16 +69,11 @@ TEST(worker_exits_while_running)
 	struct umcg_worker *w;
 	uint64_t t0;
 	pthread_t t;
-	int i;
 
 	UMCG_REQUIRE();
-	c = umcg_test_zalloc(sizeof(*c));
-	ASSERT_NE(NULL, c);
-	umcg_group_init(&c->g);
-	ASSERT_EQ(0, umcg_server_register(&c->s, &c->g));
+	UMCG_TEST_SERVER(c);
 	ASSERT_EQ(0, pthread_create(&t, NULL, exiting_worker, NULL));
-	for (i = 0; i < 5000 && !c->g.idle_workers; i++)
-		usleep(1000);
+	umcg_wait_idle_list(&c->g, 5000);
 	w = umcg_take_idle(&c->g);
 	ASSERT_EQ(&c->w, w);
 	t0 = umcg_now_ns(CLOCK_MONOTONIC);
@@ -115,18 +110,14 @@ TEST(worker_killed_by_signal)
 {
 	struct umcg_worker *w;
 	pthread_t k;
-	int i, status;
+	int status;
 
 	UMCG_REQUIRE();
-	c = umcg_test_zalloc(sizeof(*c));
-	ASSERT_NE(NULL, c);
-	umcg_group_init(&c->g);
-	ASSERT_EQ(0, umcg_server_register(&c->s, &c->g));
+	UMCG_TEST_SERVER(c);
 	c->child = clone(vm_child, c->stack + sizeof(c->stack),
 			 CLONE_VM | CLONE_FS | CLONE_FILES | SIGCHLD, NULL);
 	ASSERT_GT(c->child, 0);
-	for (i = 0; i < 5000 && !c->g.idle_workers; i++)
-		usleep(1000);
+	umcg_wait_idle_list(&c->g, 5000);
 	w = umcg_take_idle(&c->g);
 	ASSERT_EQ(&c->w, w);
 	ASSERT_EQ(0, pthread_create(&k, NULL, killer, NULL));
@@ -159,16 +150,11 @@ TEST(user_bits_survive_exit)
 {
 	struct umcg_worker *w;
 	pthread_t t;
-	int i;
 
 	UMCG_REQUIRE();
-	c = umcg_test_zalloc(sizeof(*c));
-	ASSERT_NE(NULL, c);
-	umcg_group_init(&c->g);
-	ASSERT_EQ(0, umcg_server_register(&c->s, &c->g));
+	UMCG_TEST_SERVER(c);
 	ASSERT_EQ(0, pthread_create(&t, NULL, exiting_worker_with_bits, NULL));
-	for (i = 0; i < 5000 && !c->g.idle_workers; i++)
-		usleep(1000);
+	umcg_wait_idle_list(&c->g, 5000);
 	w = umcg_take_idle(&c->g);
 	ASSERT_EQ(&c->w, w);
 	EXPECT_EQ(0, run_until_gone(w, 5000000000ULL));
@@ -206,7 +192,7 @@ TEST(worker_killed_while_blocked)
 {
 	struct umcg_worker *w;
 	pthread_t k;
-	int i, status;
+	int status;
 	long ret;
 
 	UMCG_REQUIRE();
@@ -218,8 +204,7 @@ TEST(worker_killed_while_blocked)
 	c->child = clone(blocking_vm_child, c->stack + sizeof(c->stack),
 			 CLONE_VM | CLONE_FS | CLONE_FILES | SIGCHLD, NULL);
 	ASSERT_GT(c->child, 0);
-	for (i = 0; i < 5000 && !c->g.idle_workers; i++)
-		usleep(1000);
+	umcg_wait_idle_list(&c->g, 5000);
 	w = umcg_take_idle(&c->g);
 	ASSERT_EQ(&c->w, w);
 	/* Run it: it blocks in read(), the server is woken. */
@@ -262,15 +247,11 @@ TEST(worker_killed_while_queued)
 	int i, status;
 
 	UMCG_REQUIRE();
-	c = umcg_test_zalloc(sizeof(*c));
-	ASSERT_NE(NULL, c);
-	umcg_group_init(&c->g);
-	ASSERT_EQ(0, umcg_server_register(&c->s, &c->g));
+	UMCG_TEST_SERVER(c);
 	c->child = clone(idle_vm_child, c->stack + sizeof(c->stack),
 			 CLONE_VM | CLONE_FS | CLONE_FILES | SIGCHLD, NULL);
 	ASSERT_GT(c->child, 0);
-	for (i = 0; i < 5000 && !c->g.idle_workers; i++)
-		usleep(1000);
+	umcg_wait_idle_list(&c->g, 5000);
 	ASSERT_EQ((uint64_t)(uintptr_t)&c->w.task, c->g.idle_workers);
 	for (i = 0; i < 5000; i++) {
 		char st[64];

@@ -139,7 +139,6 @@ TEST(execve_worker)
 	if (pid == 0) {
 		struct umcg_worker *w;
 		pthread_t t;
-		int i;
 
 		c = umcg_test_zalloc(sizeof(*c));
 		if (!c)
@@ -149,8 +148,7 @@ TEST(execve_worker)
 			_exit(41);
 		if (pthread_create(&t, NULL, exec_worker, NULL))
 			_exit(42);
-		for (i = 0; i < 5000 && !c->g.idle_workers; i++)
-			usleep(1000);
+		umcg_wait_idle_list(&c->g, 5000);
 		w = umcg_take_idle(&c->g);
 		if (!w)
 			_exit(43);

@@ -86,6 +86,9 @@ enum umcg_wait_flag {
  * its CPU back on purpose (yield, worker -> worker switch).  It tells the
  * server "this IDLE worker is yours to run again", as opposed to a worker
  * that blocked and woke up, which the kernel has put on the idle list.
+ * A yielding worker sets it together with UMCG_TF_LOCKED, its claim on
+ * itself for its server: IDLE | LOCKED | HANDOFF is a worker that only
+ * w->server may run again, without a claim of its own.
  */
 #define LIBUMCG_TF_HANDOFF	(1U << 24)
 
@@ -352,8 +355,24 @@ static inline void umcg_server_set_running(struct umcg_server *s)
 }
 
 /*
+ * Did @w (state @st) yield to @s?  A yielding worker claims itself
+ * (IDLE | LOCKED | HANDOFF) for the server in its next_tid: only that server
+ * may run it again, and only that one queues it.
+ */
+static inline bool umcg_yielded_to(struct umcg_server *s,
+				   struct umcg_worker *w, uint32_t st)
+{
+	return (st & (UMCG_TASK_STATE_MASK | UMCG_TF_LOCKED |
+		      LIBUMCG_TF_HANDOFF)) ==
+	       (UMCG_TASK_IDLE | UMCG_TF_LOCKED | LIBUMCG_TF_HANDOFF) &&
+	       __atomic_load_n(&w->task.next_tid, __ATOMIC_SEQ_CST) ==
+	       (uint32_t)s->tid;
+}
+
+/*
  * Server -> worker switch.  Claims @w (IDLE, possibly PREEMPTED) by setting
- * UMCG_TF_LOCKED, points its next_tid at this server, makes it RUNNING,
+ * UMCG_TF_LOCKED (a worker that yielded to this server claimed itself for
+ * it already), points its next_tid at this server, makes it RUNNING,
  * marks the server IDLE, and calls
  * umcg_wait() with next_tid = @w: the kernel wakes @w on this CPU and puts
  * the server to sleep until something makes it RUNNING again (the worker
@@ -367,11 +386,12 @@ static inline int umcg_run_worker(struct umcg_server *s, struct umcg_worker *w,
 	uint32_t st = umcg_task_state(&w->task);
 	long ret;
 
-	if ((st & UMCG_TASK_STATE_MASK) != UMCG_TASK_IDLE ||
-	    (st & UMCG_TF_LOCKED))
+	if ((st & UMCG_TASK_STATE_MASK) != UMCG_TASK_IDLE)
 		return -EAGAIN;
 	/* Claim it (IDLE|LOCKED) before touching next_tid. */
-	if (!umcg_cas(&w->task.state, st, st | UMCG_TF_LOCKED))
+	if (!umcg_yielded_to(s, w, st) &&
+	    ((st & UMCG_TF_LOCKED) ||
+	     !umcg_cas(&w->task.state, st, st | UMCG_TF_LOCKED)))
 		return -EAGAIN;
 	w->server = s;
 	s->current = w;
@@ -564,7 +584,14 @@ static inline int umcg_server_idle(struct umcg_server *s, uint64_t abs_timeout)
 	return (int)ret;
 }
 
-/* Worker: give the CPU back to its server and wait to be run again. */
+/*
+ * Worker: give the CPU back to its server and wait to be run again.
+ * The worker claims itself (IDLE | LOCKED): umcg_wait() wakes the next_tid
+ * it finds, and a plain IDLE worker could be claimed by another server
+ * before that, which would point next_tid at itself, get the wakeup and
+ * leave this server asleep with its state already RUNNING.  The claim
+ * stays until this server runs the worker again (umcg_run_worker()).
+ */
 static inline int umcg_worker_yield(struct umcg_worker *w)
 {
 	struct umcg_server *s = w->server;
@@ -574,7 +601,7 @@ static inline int umcg_worker_yield(struct umcg_worker *w)
 		st = umcg_task_state(&w->task);
 	} while (!umcg_cas(&w->task.state, st,
 			   (st & ~UMCG_TASK_STATE_MASK) | UMCG_TASK_IDLE |
-			   LIBUMCG_TF_HANDOFF));
+			   UMCG_TF_LOCKED | LIBUMCG_TF_HANDOFF));
 	/* Worker IDLE first, then the server RUNNING: see wait_current(). */
 	__atomic_store_n(&s->task.state, UMCG_TASK_RUNNING, __ATOMIC_SEQ_CST);
 	while (umcg_wait(0, 0)) {
@@ -660,9 +687,13 @@ static inline bool umcg_server_settle(struct umcg_server *s)
 		if (st & UMCG_TF_PREEMPTED) {
 			/* Parked by the kernel, not queued: ours to requeue. */
 			umcg_rq_push(s, w);
-		} else if (st & LIBUMCG_TF_HANDOFF) {
-			/* Yielded: ours.  (A switch queued it already.) */
-			umcg_cas(&w->task.state, st, st & ~LIBUMCG_TF_HANDOFF);
+		} else if (umcg_yielded_to(s, w, st)) {
+			/*
+			 * Yielded: ours, IDLE | LOCKED | HANDOFF until we run
+			 * it again.  (A switch queued it already.)  Yielded to
+			 * another server, it is in that one's queue: it blocked
+			 * and woke since we last looked, and was run there.
+			 */
 			umcg_rq_push(s, w);
 		}
 		/* Otherwise it blocked and woke: it is on the idle list. */

@@ -87,8 +87,9 @@ struct limit_result {
 	long	pin_kb[LIMIT_PAGES + 3];	/* before, after each, after exit */
 };
 
-static int limit_child(struct limit_result *out)
+static int limit_child(void *arg)
 {
+	struct limit_result *out = arg;
 	struct rlimit rl = { LIMIT_PAGES * 4096, LIMIT_PAGES * 4096 };
 	struct reg r[LIMIT_PAGES + 1];
 	pthread_t t[LIMIT_PAGES + 1];
@@ -120,20 +121,12 @@ static int limit_child(struct limit_result *out)
 TEST(memlock_limit)
 {
 	struct limit_result *res;
-	pid_t pid;
-	int st, i;
+	int i;
 
 	UMCG_REQUIRE();
-	res = mmap(NULL, sizeof(*res), PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, res);
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (pid == 0)
-		_exit(limit_child(res));
-	ASSERT_EQ(pid, waitpid(pid, &st, 0));
-	ASSERT_TRUE(WIFEXITED(st));
-	ASSERT_EQ(0, WEXITSTATUS(st));
+	res = umcg_test_shared(sizeof(*res));
+	ASSERT_NE(NULL, res);
+	ASSERT_EQ(0, umcg_fork_wait(limit_child, res));
 	for (i = 0; i <= LIMIT_PAGES; i++)
 		TH_LOG("registration %d: %s, VmPin %ld kB", i + 1,
 		       res->rets[i] ? strerror(res->rets[i]) : "ok",
@@ -256,8 +249,9 @@ static long anon_huge_kb(void)
 	return kb;
 }
 
-static int thp_child(struct thp_result *out)
+static int thp_child(void *arg)
 {
+	struct thp_result *out = arg;
 	struct rlimit rl = { 16 * 4096, 16 * 4096 };
 	struct reg r[THP_TASKS];
 	pthread_t t[THP_TASKS];
@@ -300,22 +294,15 @@ static int thp_child(struct thp_result *out)
 TEST(thp_charged_per_registration)
 {
 	struct thp_result *res;
-	pid_t pid;
 	int st, i;
 
 	UMCG_REQUIRE();
-	res = mmap(NULL, sizeof(*res), PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, res);
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (pid == 0)
-		_exit(thp_child(res));
-	ASSERT_EQ(pid, waitpid(pid, &st, 0));
-	ASSERT_TRUE(WIFEXITED(st));
-	if (WEXITSTATUS(st) == 1)
+	res = umcg_test_shared(sizeof(*res));
+	ASSERT_NE(NULL, res);
+	st = umcg_fork_wait(thp_child, res);
+	if (st == 1)
 		SKIP(return, "no transparent huge page (CONFIG_TRANSPARENT_HUGEPAGE not set, or none allocated)");
-	ASSERT_EQ(0, WEXITSTATUS(st));
+	ASSERT_EQ(0, st);
 	for (i = 0; i < THP_TASKS; i++) {
 		TH_LOG("registration %d in the THP: %s", i + 1,
 		       res->rets[i] ? strerror(res->rets[i]) : "ok");

@@ -55,17 +55,12 @@ TEST(preempt_spinning_worker)
 	struct umcg_worker *w;
 	pthread_t t, p;
 	uint64_t back, s1, s2;
-	int i;
 
 	UMCG_REQUIRE();
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
-	c = umcg_test_zalloc(sizeof(*c));
-	ASSERT_NE(NULL, c);
-	umcg_group_init(&c->g);
-	ASSERT_EQ(0, umcg_server_register(&c->s, &c->g));
+	UMCG_TEST_SERVER(c);
 	ASSERT_EQ(0, pthread_create(&t, NULL, worker, NULL));
-	for (i = 0; i < 5000 && !c->g.idle_workers; i++)
-		usleep(1000);
+	umcg_wait_idle_list(&c->g, 5000);
 	w = umcg_take_idle(&c->g);
 	ASSERT_EQ(&c->w, w);
 

@@ -81,18 +81,13 @@ TEST(signal_to_waiting_worker)
 	struct sigaction sa = { .sa_handler = handler };
 	struct umcg_worker *w;
 	pthread_t t;
-	int i;
 
 	UMCG_REQUIRE();
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
 	handled = 0;
-	c = umcg_test_zalloc(sizeof(*c));
-	ASSERT_NE(NULL, c);
-	umcg_group_init(&c->g);
-	ASSERT_EQ(0, umcg_server_register(&c->s, &c->g));
+	UMCG_TEST_SERVER(c);
 	ASSERT_EQ(0, pthread_create(&t, NULL, worker, NULL));
-	for (i = 0; i < 5000 && !c->g.idle_workers; i++)
-		usleep(1000);
+	umcg_wait_idle_list(&c->g, 5000);
 	ASSERT_NE(0, c->g.idle_workers);
 	/* the worker waits in umcg_ctl() to be run: signal it twice */
 	ASSERT_EQ(0, syscall(SYS_tgkill, getpid(), c->w.tid, SIGUSR1));
@@ -140,14 +135,10 @@ TEST(process_signal_not_taken_by_parked_worker)
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
 	handled = 0;
 	handler_tid = 0;
-	c = umcg_test_zalloc(sizeof(*c));
-	ASSERT_NE(NULL, c);
-	umcg_group_init(&c->g);
-	ASSERT_EQ(0, umcg_server_register(&c->s, &c->g));
+	UMCG_TEST_SERVER(c);
 	/* The worker must not inherit the blocked SIGUSR1: block it after. */
 	ASSERT_EQ(0, pthread_create(&t, NULL, worker, NULL));
-	for (i = 0; i < 5000 && !c->g.idle_workers; i++)
-		usleep(1000);
+	umcg_wait_idle_list(&c->g, 5000);
 	ASSERT_NE(0, c->g.idle_workers);
 	usleep(50000);
 	sigemptyset(&usr1);
@@ -209,9 +200,8 @@ TEST(group_stop_does_not_end_server_wait)
 	int st, i;
 
 	UMCG_REQUIRE();
-	res = mmap(NULL, sizeof(*res), PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, res);
+	res = umcg_test_shared(sizeof(*res));
+	ASSERT_NE(NULL, res);
 	res->ret = 99;
 	pid = fork();
 	ASSERT_LE(0, pid);

@@ -63,10 +63,7 @@ TEST(server_worker_switch_and_yield)
 	pid_t me = umcg_gettid();
 
 	UMCG_REQUIRE();
-	c = umcg_test_zalloc(sizeof(*c));
-	ASSERT_NE(NULL, c);
-	umcg_group_init(&c->g);
-	ASSERT_EQ(0, umcg_server_register(&c->s, &c->g));
+	UMCG_TEST_SERVER(c);
 	ASSERT_EQ(UMCG_TASK_RUNNING, umcg_task_state(&c->s.task));
 
 	ASSERT_EQ(0, pthread_create(&t, NULL, yield_worker, NULL));
@@ -81,7 +78,7 @@ TEST(server_worker_switch_and_yield)
 	/* server -> worker; the worker yields back */
 	ASSERT_EQ(0, umcg_run_worker(&c->s, w, 0));
 	EXPECT_EQ(UMCG_TASK_RUNNING, umcg_task_state(&c->s.task));
-	EXPECT_EQ(UMCG_TASK_IDLE | LIBUMCG_TF_HANDOFF,
+	EXPECT_EQ(UMCG_TASK_IDLE | UMCG_TF_LOCKED | LIBUMCG_TF_HANDOFF,
 		  umcg_task_state(&w->task));
 	ASSERT_EQ(1, c->steps[0]);
 	EXPECT_EQ(UMCG_TASK_RUNNING, c->seen_state[0][0]);
@@ -94,7 +91,9 @@ TEST(server_worker_switch_and_yield)
 	EXPECT_TRUE(umcg_server_settle(&c->s));
 	w = umcg_rq_pop(&c->s);
 	ASSERT_EQ(&c->w[0], w);
-	EXPECT_EQ(UMCG_TASK_IDLE, umcg_task_state(&w->task));
+	/* still claimed for the server by its yield */
+	EXPECT_EQ(UMCG_TASK_IDLE | UMCG_TF_LOCKED | LIBUMCG_TF_HANDOFF,
+		  umcg_task_state(&w->task));
 	ASSERT_EQ(0, umcg_run_worker(&c->s, w, 0));
 	ASSERT_EQ(2, c->steps[0]);
 	EXPECT_EQ(UMCG_TASK_RUNNING, c->seen_state[0][1]);
@@ -132,10 +131,7 @@ TEST(worker_worker_switch)
 	pid_t me = umcg_gettid();
 
 	UMCG_REQUIRE();
-	c = umcg_test_zalloc(sizeof(*c));
-	ASSERT_NE(NULL, c);
-	umcg_group_init(&c->g);
-	ASSERT_EQ(0, umcg_server_register(&c->s, &c->g));
+	UMCG_TEST_SERVER(c);
 	ASSERT_EQ(0, pthread_create(&t[0], NULL, swap_worker, (void *)0));
 	ASSERT_EQ(0, pthread_create(&t[1], NULL, swap_worker, (void *)1));
 	ASSERT_EQ(2, wait_idle_list(&c->g, 2));
@@ -147,7 +143,7 @@ TEST(worker_worker_switch)
 	/* run A; A switches to B; B yields: the server wakes with B */
 	ASSERT_EQ(0, umcg_run_worker(&c->s, a, 0));
 	EXPECT_EQ(&c->w[1], c->s.current);
-	EXPECT_EQ(UMCG_TASK_IDLE | LIBUMCG_TF_HANDOFF,
+	EXPECT_EQ(UMCG_TASK_IDLE | UMCG_TF_LOCKED | LIBUMCG_TF_HANDOFF,
 		  umcg_task_state(&c->w[1].task));
 	EXPECT_EQ(UMCG_TASK_IDLE, umcg_task_state(&c->w[0].task));
 	EXPECT_EQ((uint32_t)c->w[1].tid, c->w[0].task.next_tid);

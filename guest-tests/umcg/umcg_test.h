@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "kconfig.h"
 #include "libumcg.h"
@@ -58,6 +59,59 @@ static inline void *umcg_test_zalloc(size_t size)
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
+}
+
+/* A zeroed mapping shared with forked children; NULL on failure. */
+static inline void *umcg_test_shared(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * Start of a test whose calling thread is the one server: map the test's
+ * context @ctx (a pointer to a struct with a group g and a server s),
+ * initialise the group and register the server in it.
+ */
+#define UMCG_TEST_SERVER(ctx) do {					\
+	(ctx) = umcg_test_zalloc(sizeof(*(ctx)));			\
+	ASSERT_NE(NULL, (ctx));						\
+	umcg_group_init(&(ctx)->g);					\
+	ASSERT_EQ(0, umcg_server_register(&(ctx)->s, &(ctx)->g));	\
+} while (0)
+
+/*
+ * Wait (polling) until a worker is on @g's idle list, for up to
+ * @timeout_ms; true if one is.  Workers register IDLE on the list.
+ */
+static inline bool umcg_wait_idle_list(struct umcg_group *g, int timeout_ms)
+{
+	int i;
+
+	for (i = 0; i < timeout_ms &&
+	     !__atomic_load_n(&g->idle_workers, __ATOMIC_SEQ_CST); i++)
+		usleep(1000);
+	return __atomic_load_n(&g->idle_workers, __ATOMIC_SEQ_CST) != 0;
+}
+
+/*
+ * Run @fn(@arg) in a forked child and wait for it: its exit status, or -1
+ * if it did not exit (killed by a signal) or could not be forked.
+ */
+static inline int umcg_fork_wait(int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		_exit(fn(arg));
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
 }
 
 static inline void umcg_spin_ns(uint64_t ns)

@@ -148,4 +148,99 @@ TEST(yield_with_competing_claim)
 	EXPECT_EQ(0, umcg_ctl(UMCG_CTL_UNREGISTER, NULL));
 }
 
+/*
+ * The same rule for libumcg's umcg_worker_yield(): the yielded worker stays
+ * claimed (IDLE | LOCKED | HANDOFF) from its step 1 until its own server
+ * runs it again, so another server's umcg_run_worker() cannot take it.
+ * Here S2 tries after the yield (W asleep in umcg_wait(), S woken):
+ * deterministic, and the same claim S2 would make inside the window.
+ */
+static struct {
+	struct umcg_group	g;
+	struct umcg_server	s, s2;
+	struct umcg_worker	w;
+	pid_t			resumed_by;
+	int			s2_go, s2_ret, s2_done, w_done;
+} *ly;
+
+static void *lib_yield_worker(void *arg)
+{
+	(void)arg;
+	if (umcg_worker_register(&ly->w, &ly->g, NULL))
+		return NULL;
+	umcg_worker_yield(&ly->w);
+	/* The server that ran it again pointed next_tid at itself. */
+	ly->resumed_by = (pid_t)__atomic_load_n(&ly->w.task.next_tid,
+						__ATOMIC_SEQ_CST);
+	umcg_worker_unregister(&ly->w, &ly->g);
+	__atomic_store_n(&ly->w_done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/* S2: another server of the group that tries to run W. */
+static void *lib_second_server(void *arg)
+{
+	(void)arg;
+	ly->s2_ret = umcg_server_register(&ly->s2, &ly->g);
+	if (!ly->s2_ret) {
+		while (!__atomic_load_n(&ly->s2_go, __ATOMIC_SEQ_CST))
+			usleep(1000);
+		ly->s2_ret = umcg_run_worker(&ly->s2, &ly->w,
+					     umcg_deadline(5000000000ULL));
+		/* It got W: wait until W left (it unregisters). */
+		while (!ly->s2_ret && umcg_still_running(&ly->s2, &ly->w))
+			umcg_server_wait_current(&ly->s2,
+						 umcg_deadline(100000000ULL));
+		umcg_unregister();
+	}
+	__atomic_store_n(&ly->s2_done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+TEST(libumcg_yield_stays_with_its_server)
+{
+	struct umcg_worker *w = NULL;
+	pthread_t tw, ts2;
+	uint32_t st;
+	int i;
+
+	UMCG_REQUIRE();
+	UMCG_TEST_SERVER(ly);
+	ASSERT_EQ(0, pthread_create(&ts2, NULL, lib_second_server, NULL));
+	ASSERT_EQ(0, pthread_create(&tw, NULL, lib_yield_worker, NULL));
+	for (i = 0; i < 5000 && !(w = umcg_take_idle(&ly->g)); i++)
+		usleep(1000);
+	ASSERT_EQ(&ly->w, w);
+
+	/* S runs W; W yields back to S. */
+	ASSERT_EQ(0, umcg_run_worker(&ly->s, w, umcg_deadline(5000000000ULL)));
+	st = umcg_task_state(&w->task);
+	EXPECT_EQ(UMCG_TASK_IDLE | UMCG_TF_LOCKED | LIBUMCG_TF_HANDOFF, st)
+		TH_LOG("a yielded worker is state %#x: not claimed for its server",
+		       st);
+	EXPECT_TRUE(umcg_server_settle(&ly->s));
+
+	/* S2 tries to run the yielded worker. */
+	__atomic_store_n(&ly->s2_go, 1, __ATOMIC_SEQ_CST);
+	for (i = 0; i < 10000 && !__atomic_load_n(&ly->s2_done, __ATOMIC_SEQ_CST); i++)
+		usleep(1000);
+	ASSERT_EQ(1, ly->s2_done);
+	EXPECT_EQ(-EAGAIN, ly->s2_ret)
+		TH_LOG("a second server ran the worker that yielded to S");
+
+	/* S runs its worker again; W returns from its yield and leaves. */
+	ASSERT_EQ(w, umcg_rq_pop(&ly->s));
+	EXPECT_EQ(0, umcg_run_worker(&ly->s, w, umcg_deadline(5000000000ULL)));
+	for (i = 0; i < 5000 && !__atomic_load_n(&ly->w_done, __ATOMIC_SEQ_CST); i++)
+		usleep(1000);
+	ASSERT_EQ(1, ly->w_done);
+	EXPECT_EQ(ly->s.tid, ly->resumed_by)
+		TH_LOG("W's yield returned on S2 (tid %d), not on S (tid %d)",
+		       ly->resumed_by, ly->s.tid);
+	EXPECT_EQ(UMCG_TASK_NONE, umcg_task_state(&w->task));
+	pthread_join(tw, NULL);
+	pthread_join(ts2, NULL);
+	EXPECT_EQ(0, umcg_unregister());
+}
+
 TEST_HARNESS_MAIN
