@@ -217,6 +217,23 @@ PY
 	[[ "${lines[1]}" == "default "*" 3       -            1"* ]]
 }
 
+@test "summarize: a program that failed as a whole (timeout, exit, missing results) regresses when its tests passed on pristine" {
+	# A kselftest program that times out or bails out has one result of
+	# its own (the runner's name for it when nothing nested came), where
+	# pristine has its nested tests: judged by the tests under it.
+	R=$BATS_TEST_TMPDIR/results
+	fake_results "$R" default 'k/f/selftests: f: run.sh=fail' k/m/cow=fail k/m/kfail=fail \
+		k/p/missing-results=error k/z/other=fail k/m/co=fail
+	fake_results "$R" pristine 'k/f/run.sh/t one=pass' 'k/f/run.sh/t two=pass' k/m/cow/a=pass \
+		k/m/cow/b=skip k/m/kfail/a=pass k/m/kfail/b=fail k/p/poll/x=pass k/p/wait/y=skip
+	run "$TOP/scripts/summarize" "$R" default pristine
+	[ "$status" -eq 1 ]
+	[ "$(jq -c '.variants[] | select(.variant == "default") | .regressed_tests' "$R/summary.json")" = \
+		'["k/f/selftests: f: run.sh","k/m/cow","k/p/missing-results"]' ]
+	[ "$(jq -c '.variants[] | select(.variant == "default") | .known_failed_tests' "$R/summary.json")" = '["k/m/kfail"]' ]
+	[[ "$output" == *"default: regressions versus pristine: k/f/selftests: f: run.sh k/m/cow k/p/missing-results"* ]]
+}
+
 @test "build-kernel: #@ source = pristine builds the tree's tag pristine, without the series" {
 	fake_project "$BATS_TEST_TMPDIR/p"
 	make_patch 0001-two-is-three 2 3
