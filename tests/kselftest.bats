@@ -204,6 +204,23 @@ PY
 	[[ "${lines[1]}" == "default "*" 3       -            1"* ]]
 }
 
+@test "summarize: a program that failed as a whole (timeout, exit, missing results) regresses when its tests passed on pristine" {
+	# A kselftest program that times out or bails out has one result of
+	# its own (the runner's name for it when nothing nested came), where
+	# pristine has its nested tests: judged by the tests under it.
+	R=$BATS_TEST_TMPDIR/results
+	fake_results "$R" default 'k/f/selftests: f: run.sh=fail' k/m/cow=fail k/m/kfail=fail \
+		k/p/missing-results=error k/z/other=fail k/m/co=fail
+	fake_results "$R" pristine 'k/f/run.sh/t one=pass' 'k/f/run.sh/t two=pass' k/m/cow/a=pass \
+		k/m/cow/b=skip k/m/kfail/a=pass k/m/kfail/b=fail k/p/poll/x=pass k/p/wait/y=skip
+	run "$TOP/scripts/summarize" "$R" default pristine
+	[ "$status" -eq 1 ]
+	[ "$(jq -c '.variants[] | select(.variant == "default") | .regressed_tests' "$R/summary.json")" = \
+		'["k/f/selftests: f: run.sh","k/m/cow","k/p/missing-results"]' ]
+	[ "$(jq -c '.variants[] | select(.variant == "default") | .known_failed_tests' "$R/summary.json")" = '["k/m/kfail"]' ]
+	[[ "$output" == *"default: regressions versus pristine: k/f/selftests: f: run.sh k/m/cow k/p/missing-results"* ]]
+}
+
 @test "build-kernel: #@ source = pristine builds the tree's tag pristine, without the series" {
 	fake_project "$BATS_TEST_TMPDIR/p"
 	make_patch 0001-two-is-three 2 3
@@ -253,8 +270,9 @@ SH
 	fake_project "$BATS_TEST_TMPDIR/p"
 	fake_build_kselftests
 	mkdir -p "$GUEST_TESTS/kselftest"
-	printf 'kselftest = yes\ntimeout = 60\n' >"$GUEST_TESTS/kselftest/suite.conf"
-	add_variant default '#@ cmdline = fake=clean' '#@ suites = smoke kselftest' '#@ kselftests = alpha beta' 'CONFIG_FEATURE=y'
+	printf 'kselftest = yes\ntimeout = 60\nsilence = 10\n' >"$GUEST_TESTS/kselftest/suite.conf"
+	add_variant default '#@ cmdline = fake=clean' '#@ suites = smoke kselftest' '#@ kselftests = alpha beta' \
+		'#@ silence = 10' 'CONFIG_FEATURE=y'
 	"$TOP/scripts/prepare-source"
 	"$TOP/scripts/build-kernel" default
 	run "$TOP/scripts/build-initramfs" default
@@ -267,6 +285,13 @@ SH
 	[ -x "$ARTIFACTS/default/guest-tests/kselftest/alpha" ]
 	[ -x "$ARTIFACTS/default/guest-tests/kselftest/beta" ]
 	[ "$(jq -r .suites.kselftest.timeout "$ARTIFACTS/default/variant.json")" = 141 ]
+	# a hung test is quiet until the guest's runner ends it (45 s, not
+	# scaled): the silence limit outlasts that, under KVM as well
+	[ "$(jq -r .suites.kselftest.test_timeout "$ARTIFACTS/default/variant.json")" = 45 ]
+	for accel in tcg kvm; do
+		run "$TOP/scripts/boot-plan" --accel "$accel" harness "$ARTIFACTS" default /x.log
+		[[ "$output" == *$'\n/x.log\ndefault\n'*$'\n105\nsmoke:'* ]]
+	done
 	zcat "$ARTIFACTS/default/initramfs.cpio.gz" | cpio -t --quiet | grep -qx 'kselftest/run_kselftest.sh'
 	# the program runs the quick set through the overlay's runner
 	run env KSELFTEST_DIR="$BUILD/ksft/default/kselftest" "$ARTIFACTS/default/guest-tests/kselftest/alpha"

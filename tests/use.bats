@@ -11,7 +11,8 @@ setup_file() {
 	fake_project "$BATS_FILE_TMPDIR/p"
 	add_variant crash '#@ extends = default' '#@ kernel = default' '#@ cmdline = fake=panic'
 	add_variant failing '#@ extends = default' '#@ kernel = default' '#@ cmdline = fake=fail'
-	VARIANTS="default crash failing" "$TOP/scripts/build-all" >"$BATS_FILE_TMPDIR/build.out" 2>&1
+	add_variant warn '#@ extends = default' '#@ kernel = default' '#@ cmdline = fake=warn'
+	VARIANTS="default crash failing warn" "$TOP/scripts/build-all" >"$BATS_FILE_TMPDIR/build.out" 2>&1
 }
 
 setup() {
@@ -122,6 +123,20 @@ boot_line() { # the QEMU command line of the boot (not the probe)
 	# in the terminal output too
 	[[ "$output" == *"[CRASH] kernel panic during smoke (console.log line "*"): Kernel panic - not syncing: fake panic"* ]]
 	[[ "$output" == *"        | "*"fake_panic_fn (kernel/foo.c:4)"* ]]
+}
+
+@test "kernel reports are decoded in the excerpt of the test they came in too (results.json and the report)" {
+	run "$TOP/scripts/test-variant" warn
+	echo "$output"
+	[ "$status" -eq 3 ]
+	# the raw lines stay in "excerpt", the decoded ones are in "decoded"
+	[[ "$(result warn '.tests[0].excerpt')" == *" fake_panic_fn+0x1a/0x40"* ]]
+	[[ "$(result warn '.tests[0].decoded')" == *" fake_panic_fn (kernel/foo.c:4)"* ]]
+	[[ "$(result warn '.tests[0].decoded')" == *"not ok 1 fake"* ]]
+	# under the [FAIL] line on the terminal: file:line, not the raw frame
+	fail=$(printf '%s\n' "$output" | sed -n '/^\[FAIL\]/,/^\[CRASH\]/{/^\[CRASH\]/d;p}')
+	[[ "$fail" == *"        | "*"fake_panic_fn (kernel/foo.c:4)"* ]]
+	[[ "$fail" != *"fake_panic_fn+0x1a/0x40"* ]]
 }
 
 @test "symbolize: a vmlinux of another kernel is refused, said in results.json; the verdict stays" {
