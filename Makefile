@@ -114,7 +114,7 @@ parse: ## classify a saved console log: make parse LOG=results/default/console.l
 rerun-failed: setup ## boot VARIANT again with exactly what failed in results/VARIANT/
 	@$(IN) scripts/rerun-failed "$(VARIANT)"
 
-compare: ## new failures, fixes, metric deltas from results A to B; exit 1 if B regressed
+compare: ## new failures, fixes, metric deltas from results A to B; fails if B regressed (scripts/compare exits 1)
 	@test -n "$(A)" || { echo "error: give A=<results dir> (and B=, default results)" >&2; exit 2; }
 	@scripts/compare $(if $(strip $(VARIANTS)),--variants "$(VARIANTS)") "$(A)" "$(B)"
 
