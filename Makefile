@@ -136,7 +136,7 @@ check-scale: setup ## the slow scale-out tests: a kernel through a shared ccache
 	@$(IN) scripts/check-scale
 
 clean: ## remove build objects, artifacts and results (keeps tree, ccache, images)
-	@for v in $$(scripts/variant list); do rm -rf "build/$$v"; done
+	@for v in $$(scripts/variant list --all); do rm -rf "build/$$v"; done
 	rm -rf build/src/*/.obj-* build/repro build/scale build/initramfs build/bisect-run build/symbols build/ksft build/pristine-src/.obj-* artifacts results
 	-git -C build/linux worktree prune 2>/dev/null
 

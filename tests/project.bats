@@ -5,7 +5,7 @@ bats_require_minimum_version 1.5.0
 
 load helpers
 
-variants() { "$TOP/scripts/variant" list; }
+variants() { "$TOP/scripts/variant" list --all; }
 V() { "$TOP/scripts/variant" "$@"; }
 
 @test "the kernel package version is pinned in exactly one file" {
@@ -13,6 +13,13 @@ V() { "$TOP/scripts/variant" "$@"; }
 	[ -n "$version" ]
 	run git -C "$TOP" grep -lF -- "$version" -- ':!*.md'
 	[ "$output" = scripts/deps/kernel-source.txt ]
+	# every package of that file (the source, Debian's configs) is of the
+	# same upload
+	run awk -F= '!/^#/ && NF { print $2 }' "$TOP/scripts/deps/kernel-source.txt"
+	[ "${#lines[@]}" -ge 1 ]
+	for v in "${lines[@]}"; do
+		[ "$v" = "$version" ] || { echo "kernel-source.txt pins $v and $version"; return 1; }
+	done
 }
 
 @test "every variant resolves: its parameters parse, every suite it names exists" {
