@@ -170,7 +170,7 @@ NAME_RE = re.compile(r'[a-z0-9][a-z0-9_-]*')
 # build/<name> holds a variant's objects: these directories are taken.
 RESERVED = {'linux', 'src', 'ccache', 'repro', 'initramfs', 'guest-tests',
             'state', 'bisect', 'bisect-run', 'test-results', 'harness-results',
-            'accel', 'symbols', 'pristine-src', 'ksft'}
+            'accel', 'symbols', 'pristine-src', 'ksft', 'pkg-boot'}
 
 PARAM_RE = re.compile(r'^#@\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\+?=)\s?(.*)$')
 KCONFIG_RE = re.compile(

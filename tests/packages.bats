@@ -120,3 +120,17 @@ debs() { # VARIANT: its package files, sorted
 	[[ "$output" == *"no kernel tree"* ]]
 	[ "$(cd "$ARTIFACTS" && find . -type f | sort | xargs sha256sum)" = "$before" ]
 }
+
+@test "boot-packages: a variant without packages, or an unknown one, is exit 2 naming what to do" {
+	run "$TOP/scripts/boot-packages" default
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no packages of the kernel of 'default'"*"make packages VARIANT=default"* ]]
+	# a boot-only variant boots its kernel's packages
+	run "$TOP/scripts/boot-packages" isolated
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"make packages VARIANT=default"* ]]
+	run "$TOP/scripts/boot-packages" nosuch
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown variant 'nosuch'"* ]]
+	[ ! -e "$BUILD/pkg-boot" ]
+}
