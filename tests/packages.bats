@@ -30,7 +30,7 @@ setup() {
 }
 
 debs() { # VARIANT: its package files, sorted
-	(cd "$ARTIFACTS/$1" && ls -1 -- *.deb 2>/dev/null | sort)
+	find "$ARTIFACTS/$1" -maxdepth 1 -name "*.deb" -printf "%f\n" | sort
 }
 
 @test "packages: image and libc-dev (no modules, so no headers package) in artifacts/<v>/, named by a version from the pin and the series" {
