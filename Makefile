@@ -14,7 +14,7 @@ VARIANTS   ?=
 JOBS       ?= 1
 ## BASE_IMAGE: a registry image to start from, on a connected host [local debootstrap image]
 BASE_IMAGE ?=
-## VARIANT: the one variant of boot, test-variant, bench, rerun-failed, bisect-run [default]
+## VARIANT: the one variant of boot, test-variant, bench, rerun-failed, bisect-run, packages, boot-packages [default]
 VARIANT    ?= default
 ## SUITES: suites to run (test-variant, matrix) [the variant's]
 SUITES     ?=
@@ -57,7 +57,7 @@ SETUP_LISTS := $(if $(filter native,$(RUNTIME)),native,podman)
 
 .DEFAULT_GOAL := all
 .PHONY: all help setup base-image image container-build kernel-tree \
-	patches-export series-check repro-check matrix boot test-variant bench parse \
+	patches-export series-check repro-check matrix packages boot-packages boot test-variant bench parse \
 	rerun-failed compare bisect-run check check-scale test clean distclean
 
 # One script: each variant boots as soon as its kernel is built, while the
@@ -80,6 +80,12 @@ image: setup ## build the pipeline's container image
 
 container-build: setup ## patch the tree, build all VARIANTS (kernels, guest tests, initramfs), write artifacts/
 	@$(IN) scripts/build-all
+
+packages: setup ## Debian packages of VARIANT's kernel (bindeb-pkg) into artifacts/VARIANT/, hashed in the manifest
+	@$(IN) scripts/build-packages --build "$(VARIANT)"
+
+boot-packages: setup ## install VARIANT's packages in a throwaway Debian rootfs (dpkg -i, initramfs-tools), boot that kernel + initrd in QEMU
+	@scripts/boot-packages "$(VARIANT)"
 
 kernel-tree: setup ## leave the patched kernel git tree ready to edit
 	@$(IN) scripts/prepare-source
@@ -133,8 +139,8 @@ check-scale: setup ## the slow scale-out tests: a kernel through a shared ccache
 	@$(IN) scripts/check-scale
 
 clean: ## remove build objects, artifacts and results (keeps tree, ccache, images)
-	@for v in $$(scripts/variant list); do rm -rf "build/$$v"; done
-	rm -rf build/src/*/.obj-* build/repro build/scale build/initramfs build/bisect-run build/symbols build/ksft build/pristine-src/.obj-* artifacts results
+	@for v in $$(scripts/variant list --all); do rm -rf "build/$$v"; done
+	rm -rf build/src/*/.obj-* build/repro build/scale build/initramfs build/bisect-run build/symbols build/ksft build/pkg-boot build/pristine-src/.obj-* artifacts results
 	-git -C build/linux worktree prune 2>/dev/null
 
 distclean: clean ## remove everything generated, images included

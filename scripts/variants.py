@@ -79,6 +79,14 @@ def _source(text):
     return text
 
 
+def _config_base(text):
+    if text not in ('tiny', 'debian'):
+        raise ValueError('expected tiny (tinyconfig + base.config) or debian '
+                         "(Debian's own config, package linux-config-*), "
+                         'not %r' % text)
+    return text
+
+
 def targets_conf():
     return os.environ.get('TARGETS_CONF') or os.path.join(
         TOP, 'kselftests', 'targets.conf')
@@ -132,6 +140,11 @@ PARAMS = {
                'patched tree) or pristine (its tag, no series)'),
     'fragments': (_words, '', 'extra Kconfig fragments of configs/, '
                   'merged after base.config'),
+    'config': (_config_base, 'tiny', 'what the fragments are merged onto: '
+               'tiny (tinyconfig + base.config) or debian (Debian\'s config '
+               'of the pinned source, package linux-config-*)'),
+    'default_set': (_yes_no, 'yes', 'built and booted when VARIANTS is not '
+                    'given (make, make check, CI); no: only when named'),
 }
 # Parameters the environment may override for one run (make VAR=...).
 ENV_OVERRIDES = {'kselftest_set': 'KSELFTEST'}
@@ -157,7 +170,7 @@ NAME_RE = re.compile(r'[a-z0-9][a-z0-9_-]*')
 # build/<name> holds a variant's objects: these directories are taken.
 RESERVED = {'linux', 'src', 'ccache', 'repro', 'initramfs', 'guest-tests',
             'state', 'bisect', 'bisect-run', 'test-results', 'harness-results',
-            'accel', 'symbols', 'pristine-src', 'ksft'}
+            'accel', 'symbols', 'pristine-src', 'ksft', 'pkg-boot'}
 
 PARAM_RE = re.compile(r'^#@\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\+?=)\s?(.*)$')
 KCONFIG_RE = re.compile(
@@ -170,6 +183,12 @@ def check_name(name):
         raise Fail("invalid variant name '%s' (use a-z, 0-9, - and _)" % name)
     if name in RESERVED:
         raise Fail("variant name '%s' is reserved" % name)
+
+
+def default_names():
+    """The variants built and booted when none are named (VARIANTS empty:
+    make, make check, CI): those without `#@ default_set = no`."""
+    return [n for n in names() if Variant(n).params['default_set']]
 
 
 def names():
@@ -349,9 +368,11 @@ class Variant:
                     raise Fail("%s: fragments: no fragment '%s' in %s" % (
                         origin['fragments'], frag, rel_to_top(configs_dir())))
                 extra.append(path)
-            self.fragment_files = [os.path.join(configs_dir(),
-                                                'base.config')] + extra + \
-                [f.path for f in self.files]
+            # base.config makes tinyconfig a QEMU guest; Debian's config
+            # already is a whole machine's.
+            base = [os.path.join(configs_dir(), 'base.config')] \
+                if self.params['config'] == 'tiny' else []
+            self.fragment_files = base + extra + [f.path for f in self.files]
         self.boot_only = kernel is not None
         for s in self.params['suites']:
             if suite_conf(s, 'variant %s' % name)['kselftest'] and \
@@ -361,7 +382,9 @@ class Variant:
 
     def kconfig_lines(self):
         """The Kconfig lines merge_config.sh gets, in its order."""
-        out = []
+        # (what they are merged onto is an input of the kernel too)
+        out = [] if self.params['config'] == 'tiny' else \
+            ['# merged onto: %s' % self.params['config']]
         for p in self.fragment_files:
             if p.endswith('.variant'):
                 out.extend(_File(os.path.basename(p)[:-8]).kconfig)

@@ -47,6 +47,26 @@ tree() { readlink -f "$BUILD/linux"; }
 	[[ "$output" == *"repro default/bzImage"*DIFFERENT* ]]
 }
 
+@test "repro-check: a kernel's Debian packages are rebuilt in the second checkout and compared too" {
+	VARIANTS=default "$TOP/scripts/build-all" >/dev/null 2>&1
+	"$TOP/scripts/build-packages" default 2>/dev/null
+	manifest=$(sha256sum <"$ARTIFACTS/manifest.json")
+	VARIANTS=default run "$TOP/scripts/repro-check"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"repro default/linux-image-6.12.0-fake_"*"_amd64.deb"*identical* ]]
+	[[ "$output" == *"repro default/linux-libc-dev_"*"_amd64.deb"*identical* ]]
+	# the first build's record is untouched, the second tree has no package left
+	[ "$(sha256sum <"$ARTIFACTS/manifest.json")" = "$manifest" ]
+	[ -z "$(find "$BUILD/repro" -name '*.deb' -not -path '*/out/*')" ]
+	# packages that are not what the objects make are caught
+	f=$(find "$ARTIFACTS/default" -name 'linux-libc-dev_*.deb')
+	echo tampered >>"$f"
+	VARIANTS=default run "$TOP/scripts/repro-check"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"repro default/linux-libc-dev_"*DIFFERENT* ]]
+}
+
 @test "build-kernel: the config step is skipped when its inputs did not change, run when they did" {
 	"$TOP/scripts/build-kernel" default 2>/dev/null
 	# a new commit in the tree (an edited patch) rebuilds the kernel ...

@@ -67,7 +67,50 @@ all:
 headers_install:
 	@mkdir -p $(INSTALL_HDR_PATH)/include/linux
 	@cp include/uapi/linux/*.h $(INSTALL_HDR_PATH)/include/linux/
+bindeb-pkg:
+	@sh scripts/package/fake-bindeb $(O)
 MK
+	# As the kernel's bindeb-pkg (scripts/package/mkdebian, builddeb,
+	# debhelper): packages linux-image-REL (the built bzImage as
+	# boot/vmlinuz-REL), linux-libc-dev (the UAPI headers) and, only with
+	# CONFIG_MODULES=y, linux-headers-REL, into the object directory's
+	# parent; version KDEB_PKGVERSION (else REL-1); the changelog's date
+	# from the clock (`date -R`, as mkdebian); file times clamped to
+	# SOURCE_DATE_EPOCH when set (as debhelper), else the clock's.
+	# FAKE_BINDEB_REBUILD=1 changes the kernel on the way, as a bindeb-pkg
+	# with other make variables than the build's would.
+	mkdir -p "$d/scripts/package"
+	cat >"$d/scripts/package/fake-bindeb" <<'SH'
+set -eu
+obj=$1
+rel=$(cat "$obj/include/config/kernel.release")
+ver=${KDEB_PKGVERSION:-$rel-1}
+stamp=$(date -R)
+[ "${FAKE_BINDEB_REBUILD:-0}" != 1 ] || echo rebuilt >>"$obj/arch/x86/boot/bzImage"
+mk() { # PACKAGE: the tree is in $obj/debian/PACKAGE
+	d=$obj/debian/$1
+	mkdir -p "$d/DEBIAN" "$d/usr/share/doc/$1"
+	printf 'Package: %s\nVersion: %s\nArchitecture: amd64\nMaintainer: %s\nDescription: fake\n' \
+		"$1" "$ver" "${KBUILD_BUILD_USER:-$(id -nu)}" >"$d/DEBIAN/control"
+	printf 'linux-upstream (%s) %s; urgency=low\n\n -- x  %s\n' "$ver" "${KDEB_CHANGELOG_DIST:-unstable}" \
+		"$stamp" >"$d/usr/share/doc/$1/changelog.Debian"
+	if [ -n "${SOURCE_DATE_EPOCH:-}" ]; then
+		find "$d" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+	fi
+	dpkg-deb --root-owner-group -Zxz --build "$d" "$obj/../${1}_${ver}_amd64.deb" >/dev/null
+}
+rm -rf "$obj/debian"
+mkdir -p "$obj/debian/linux-image-$rel/boot" "$obj/debian/linux-libc-dev/usr/include/linux"
+cp "$obj/arch/x86/boot/bzImage" "$obj/debian/linux-image-$rel/boot/vmlinuz-$rel"
+mk "linux-image-$rel"
+cp include/uapi/linux/*.h "$obj/debian/linux-libc-dev/usr/include/linux/"
+mk linux-libc-dev
+if grep -q '^CONFIG_MODULES=y' "$obj/.config"; then
+	mkdir -p "$obj/debian/linux-headers-$rel/usr/src/linux-headers-$rel"
+	cp "$obj/.config" "$obj/debian/linux-headers-$rel/usr/src/linux-headers-$rel/"
+	mk "linux-headers-$rel"
+fi
+SH
 	cat >"$d/scripts/kconfig/merge_config.sh" <<'SH'
 #!/bin/sh
 # merge_config.sh -m -O DIR BASE FRAGMENT...: the fragments' lines after BASE

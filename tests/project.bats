@@ -5,13 +5,20 @@ bats_require_minimum_version 1.5.0
 
 load helpers
 
-variants() { "$TOP/scripts/variant" list; }
+variants() { "$TOP/scripts/variant" list --all; }
 
 @test "the kernel package version is pinned in exactly one file" {
 	version=$(awk -F= '!/^#/ && NF { print $2; exit }' "$TOP/scripts/deps/kernel-source.txt")
 	[ -n "$version" ]
 	run git -C "$TOP" grep -lF -- "$version" -- ':!*.md'
 	[ "$output" = scripts/deps/kernel-source.txt ]
+	# every package of that file (the source, Debian's configs) is of the
+	# same upload
+	run awk -F= '!/^#/ && NF { print $2 }' "$TOP/scripts/deps/kernel-source.txt"
+	[ "${#lines[@]}" -ge 1 ]
+	for v in "${lines[@]}"; do
+		[ "$v" = "$version" ] || { echo "kernel-source.txt pins $v and $version"; return 1; }
+	done
 }
 
 @test "every variant resolves: its parameters parse, every suite it names exists" {
@@ -157,7 +164,8 @@ entry_points() {
 		scripts/describe-artifacts scripts/boot-plan scripts/variant scripts/series scripts/apt-sources \
 		scripts/host-setup scripts/in-container ci/variant-job expect-scripts/boot-and-test.exp \
 		scripts/rerun-failed scripts/compare scripts/symbolize scripts/report scripts/select-tests \
-		scripts/bisect-step ci/build-job ci/boot-job scripts/kernel-donor; do
+		scripts/bisect-step ci/build-job ci/boot-job scripts/kernel-donor scripts/build-packages \
+		scripts/boot-packages; do
 		run "$TOP/$f"
 		[ "$status" -eq 2 ] || { echo "$f without arguments: exit $status: $output"; return 1; }
 		[[ "$output" == *sage* ]] || { echo "$f: no usage message: $output"; return 1; }

@@ -1,0 +1,68 @@
+#!/usr/bin/env bats
+bats_require_minimum_version 1.5.0
+# Variants for real machines (issue 14): `#@ config = debian` merges the
+# fragments onto Debian's own config of the pinned source instead of
+# tinyconfig + base.config, with the same dropped-option check; `#@
+# default_set = no` keeps a variant out of what VARIANTS="" means (make,
+# make check, CI); the distro variant is both.
+
+load helpers
+
+setup() {
+	fake_project "$BATS_TEST_TMPDIR/p"
+	"$TOP/scripts/prepare-source" >/dev/null 2>&1
+	# Debian's config, as linux-config-* ships it (xz)
+	printf 'CONFIG_DEBIAN=y\nCONFIG_MODULES=y\n' | xz -c >"$BATS_TEST_TMPDIR/config.amd64_none_amd64.xz"
+	export DEBIAN_CONFIG=$BATS_TEST_TMPDIR/config.amd64_none_amd64.xz
+}
+
+@test "config = debian: Debian's config, then the fragments; no tinyconfig, no base.config" {
+	add_variant deb '#@ config = debian' 'CONFIG_FEATURE=y'
+	obj=$BATS_TEST_TMPDIR/obj
+	run "$TOP/scripts/config-variant" deb "$(readlink -f "$BUILD/linux")" "$obj"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qx CONFIG_DEBIAN=y "$obj/.config"
+	grep -qx CONFIG_FEATURE=y "$obj/.config"
+	run ! grep -E 'CONFIG_TINY|CONFIG_BASE' "$obj/.config"
+	# and the kernel's inputs say what it was merged onto
+	[ "$("$TOP/scripts/variant" kconfig deb | head -n1)" = "# merged onto: debian" ]
+	[ "$("$TOP/scripts/variant" fragments deb)" = "$CONFIGS/deb.variant" ]
+}
+
+@test "config = debian: an option Kconfig drops is exit 2, as for every variant" {
+	add_variant deb '#@ config = debian' 'CONFIG_NEEDS_MISSING=y'
+	run "$TOP/scripts/config-variant" deb "$(readlink -f "$BUILD/linux")" "$BATS_TEST_TMPDIR/obj"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *CONFIG_NEEDS_MISSING* ]]
+	add_variant bad '#@ config = fedora'
+	run "$TOP/scripts/variant" check bad
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"bad.variant:1: config: expected tiny"* ]]
+}
+
+@test "default_set = no: left out of VARIANTS=\"\" (build-all, variant list), built when named" {
+	add_variant big '#@ extends = default' '#@ default_set = no' 'CONFIG_BIG=y'
+	[ "$("$TOP/scripts/variant" list)" = default ]
+	[ "$("$TOP/scripts/variant" list --all | tr '\n' ' ')" = "big default " ]
+	"$TOP/scripts/build-all" >/dev/null 2>&1
+	[ -f "$ARTIFACTS/default/bzImage" ]
+	[ ! -e "$ARTIFACTS/big" ]
+	VARIANTS=big "$TOP/scripts/build-all" >/dev/null 2>&1
+	grep -qa '^CONFIG_BIG=y' "$ARTIFACTS/big/bzImage"
+}
+
+@test "the distro variant: Debian's config, the series' options, modules, no signing key; not in the default set" {
+	unset CONFIGS GUEST_TESTS
+	V() { "$TOP/scripts/variant" "$@"; }
+	[ "$(V get distro config)" = debian ]
+	[ "$(V get distro default_set)" = no ]
+	run V list
+	[[ " ${lines[*]} " != *" distro "* ]]
+	[[ " ${lines[*]} " == *" default "* ]]
+	k=$(V kconfig distro)
+	for line in CONFIG_TASK_ISOLATION=y CONFIG_UMCG=y CONFIG_CPU_ISOLATION=y '# CONFIG_MODULE_SIG is not set'; do
+		grep -qxF "$line" <<<"$k" || { echo "distro lacks $line"; return 1; }
+	done
+	run ! grep -q '^CONFIG_MODULES=n' <<<"$k"
+}

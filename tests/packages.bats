@@ -1,0 +1,136 @@
+#!/usr/bin/env bats
+bats_require_minimum_version 1.5.0
+# Tooling tests of scripts/build-packages (make packages VARIANT=x): the
+# kernel's own bindeb-pkg run on a built variant's objects, the .debs put
+# in artifacts/<variant>/ and hashed with the rest, a package version made
+# from the pinned source version and the series, the same bytes on a
+# rebuild, and bad input refused. The fake kernel's bindeb-pkg
+# (tests/helpers.bash) writes a changelog dated by the clock, as the real
+# mkdebian does, and clamps file times only when SOURCE_DATE_EPOCH is set.
+
+load helpers
+
+setup_file() {
+	# One build for the whole file; each test gets its own copy.
+	fake_project "$BATS_FILE_TMPDIR/p"
+	add_variant mods '#@ extends = default' 'CONFIG_MODULES=y'
+	add_variant isolated '#@ kernel = default' '#@ cmdline = fake=clean isolcpus=1'
+	VARIANTS="default mods isolated" "$TOP/scripts/build-all" >"$BATS_FILE_TMPDIR/build.out" 2>&1
+}
+
+setup() {
+	cp -a "$BATS_FILE_TMPDIR/p" "$BATS_TEST_TMPDIR/p"
+	local d=$BATS_TEST_TMPDIR/p
+	export BUILD=$d/build ARTIFACTS=$d/artifacts RESULTS=$d/results PATCHES=$d/patches
+	export CONFIGS=$d/configs GUEST_TESTS=$d/guest-tests
+	export KSRC_TARBALL=$d/linux-source-6.12.tar.xz
+	export BUSYBOX=$TOP/tests/fakes/busybox NO_CCACHE=1 PATH=$TOP/tests/fakes:$PATH
+	pin=$(awk -F= '!/^#/ && NF { print $2; exit }' "$TOP/scripts/deps/kernel-source.txt")
+	series=$(PATCHES=$PATCHES "$TOP/scripts/series" hash)
+}
+
+debs() { # VARIANT: its package files, sorted
+	find "$ARTIFACTS/$1" -maxdepth 1 -name "*.deb" -printf "%f\n" | sort
+}
+
+@test "packages: image and libc-dev (no modules, so no headers package) in artifacts/<v>/, named by a version from the pin and the series" {
+	run "$TOP/scripts/build-packages" default
+	echo "$output"
+	[ "$status" -eq 0 ]
+	ver="$pin+kp.${series:0:12}-1"
+	run debs default
+	[ "${lines[*]}" = "linux-image-6.12.0-fake_${ver}_amd64.deb linux-libc-dev_${ver}_amd64.deb" ]
+	[[ "$output" != *linux-headers* ]]
+	# the package's kernel is the built (and tested) one
+	dpkg-deb --fsys-tarfile "$ARTIFACTS/default/linux-image-6.12.0-fake_${ver}_amd64.deb" |
+		tar -xOf - ./boot/vmlinuz-6.12.0-fake | cmp - "$ARTIFACTS/default/bzImage"
+	[ "$(dpkg-deb -f "$ARTIFACTS/default/linux-libc-dev_${ver}_amd64.deb" Version)" = "$ver" ]
+	# nothing of the packaging is left in the tree (a donor copy, git status)
+	tree=$(readlink -f "$BUILD/linux")
+	[ -z "$(find "$tree" -maxdepth 1 -name '*.deb' -o -maxdepth 1 -name '*.changes' -o -maxdepth 1 -name '*.buildinfo')" ]
+	[ ! -e "$tree/.obj-default/debian" ]
+}
+
+@test "packages: with CONFIG_MODULES=y the headers package (for out-of-tree modules) too" {
+	run "$TOP/scripts/build-packages" mods
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run debs mods
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[0]}" == linux-headers-6.12.0-fake_*_amd64.deb ]]
+	[[ "${lines[1]}" == linux-image-6.12.0-fake_*_amd64.deb ]]
+	[[ "${lines[2]}" == linux-libc-dev_*_amd64.deb ]]
+}
+
+@test "packages: hashed in manifest.json and SHA256SUMS with the kernel, and the other variants stay in it" {
+	"$TOP/scripts/build-packages" default
+	m=$ARTIFACTS/manifest.json
+	for f in "$ARTIFACTS"/default/*.deb; do
+		n=${f##*/}
+		h=$(sha256sum <"$f" | cut -d' ' -f1)
+		[ "$(jq -r --arg n "$n" '.variants.default.artifacts[$n]' "$m")" = "$h" ]
+		grep -qx "$h  default/$n" "$ARTIFACTS/SHA256SUMS"
+	done
+	[ "$(jq -r '.variants | keys | join(" ")' "$m")" = "default isolated mods" ]
+	[ "$(jq -r '.packages.default.version' "$m")" = "$pin+kp.${series:0:12}-1" ]
+	(cd "$ARTIFACTS" && sha256sum --quiet -c SHA256SUMS)
+}
+
+@test "packages: rebuilt a year later by the clock, the same bytes" {
+	"$TOP/scripts/build-packages" default
+	first=$(cd "$ARTIFACTS/default" && sha256sum -- *.deb)
+	rm -f "$ARTIFACTS"/default/*.deb
+	faketime -f +400d "$TOP/scripts/build-packages" default
+	[ "$(cd "$ARTIFACTS/default" && sha256sum -- *.deb)" = "$first" ]
+}
+
+@test "packages: up to date packages are not built again" {
+	"$TOP/scripts/build-packages" default
+	run "$TOP/scripts/build-packages" default
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"packages default"*"up to date"* ]]
+}
+
+@test "packages: a bindeb-pkg that changes the kernel is an error, and no package is kept" {
+	FAKE_BINDEB_REBUILD=1 run "$TOP/scripts/build-packages" default
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"not the kernel that was built"* ]]
+	[ -z "$(debs default)" ]
+}
+
+@test "packages: bad input is exit 2 naming the problem, and nothing is lost" {
+	before=$(cd "$ARTIFACTS" && find . -type f | sort | xargs sha256sum)
+	run "$TOP/scripts/build-packages" nosuch
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown variant 'nosuch'"* ]]
+	run "$TOP/scripts/build-packages" isolated
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"boot-only"*"make packages VARIANT=default"* ]]
+	run "$TOP/scripts/build-packages"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *usage:* ]]
+	add_variant new '#@ extends = default' 'CONFIG_NEW=y'
+	run "$TOP/scripts/build-packages" new
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"kernel of 'new' is not built"*"make container-build VARIANTS=new"* ]]
+	rm "$BUILD/linux"
+	run "$TOP/scripts/build-packages" default
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no kernel tree"* ]]
+	[ "$(cd "$ARTIFACTS" && find . -type f | sort | xargs sha256sum)" = "$before" ]
+}
+
+@test "boot-packages: a variant without packages, or an unknown one, is exit 2 naming what to do" {
+	run "$TOP/scripts/boot-packages" default
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no packages of the kernel of 'default'"*"make packages VARIANT=default"* ]]
+	# a boot-only variant boots its kernel's packages
+	run "$TOP/scripts/boot-packages" isolated
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"make packages VARIANT=default"* ]]
+	run "$TOP/scripts/boot-packages" nosuch
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown variant 'nosuch'"* ]]
+	[ ! -e "$BUILD/pkg-boot" ]
+}
