@@ -412,3 +412,20 @@ print("ok")
 	[ "$status" -ne 0 ]
 	[ "${lines[-1]}" = "check: 8 passed, 1 failed, 2 skipped" ]
 }
+
+@test "make check: its output redirected to a file keeps every section (the build stage must not reopen and truncate it)" {
+	p=$BATS_TEST_TMPDIR/proj
+	mkdir -p "$p/scripts" "$p/tests/harness"
+	cp "$TOP/scripts/check" "$TOP/scripts/lib.sh" "$p/scripts/"
+	touch "$p/tests/harness/x.bats"
+	stub() { printf '#!/bin/sh\n%s\n' "$2" >"$p/scripts/$1"; chmod +x "$p/scripts/$1"; }
+	stub run-tests 'echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
+	stub in-container 'exec "$@"'
+	stub build-and-boot 'echo "kernel default ok"; echo "matrix: 3 passed, 0 failed, 0 skipped"'
+	env -u TOP "$p/scripts/check" >"$BATS_TEST_TMPDIR/log" 2>&1
+	cat "$BATS_TEST_TMPDIR/log"
+	grep -q '^=== tooling tests$' "$BATS_TEST_TMPDIR/log"
+	grep -q '^tooling: 4 passed' "$BATS_TEST_TMPDIR/log"
+	[ "$(grep -c '^kernel default ok$' "$BATS_TEST_TMPDIR/log")" = 1 ]
+	[ "$(tail -n1 "$BATS_TEST_TMPDIR/log")" = "check: 11 passed, 0 failed, 2 skipped" ]
+}
