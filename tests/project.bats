@@ -429,3 +429,17 @@ print("ok")
 	[ "$(grep -c '^kernel default ok$' "$BATS_TEST_TMPDIR/log")" = 1 ]
 	[ "$(tail -n1 "$BATS_TEST_TMPDIR/log")" = "check: 11 passed, 0 failed, 2 skipped" ]
 }
+
+@test "run-tests: the caller's choices (VARIANTS=off make check) do not reach the tests, which set up their own" {
+	f=$BATS_TEST_TMPDIR/env.bats
+	# written with printf: bats would rewrite a test header in a heredoc here
+	printf '%s\n' '@test "env" {' \
+		'[ -z "${VARIANTS:-}${SUITES:-}${TESTS:-}${ARTIFACTS:-}${PREBUILT:-}${GOOD:-}${KSELFTEST:-}" ]' \
+		'[ "$VARIANT" = default ]' '}' >"$f"
+	run env VARIANTS=off VARIANT=debug SUITES=umcg TESTS='umcg/*' ARTIFACTS=/x PREBUILT=1 GOOD=a KSELFTEST=full \
+		"$TOP/scripts/run-tests" --name env-check "$f"
+	echo "$output"
+	rm -f "$TOP/build/test-results/env-check.tap"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "env-check: 1 passed, 0 failed, 0 skipped" ]
+}
