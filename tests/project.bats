@@ -391,14 +391,20 @@ print("ok")
 	[ "$status" -eq 0 ]
 }
 
-@test "make check: a failed build still boots what built, and every matrix failure is counted" {
+# A project with scripts/check and stubs for what it runs (stub NAME BODY
+# replaces one); $p is its top directory.
+stub() { printf '#!/bin/sh\n%s\n' "$2" >"$p/scripts/$1"; chmod +x "$p/scripts/$1"; }
+check_project() {
 	p=$BATS_TEST_TMPDIR/proj
 	mkdir -p "$p/scripts" "$p/tests/harness"
 	cp "$TOP/scripts/check" "$TOP/scripts/lib.sh" "$p/scripts/"
 	touch "$p/tests/harness/x.bats"
-	stub() { printf '#!/bin/sh\n%s\n' "$2" >"$p/scripts/$1"; chmod +x "$p/scripts/$1"; }
 	stub run-tests 'echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 	stub in-container 'exec "$@"'
+}
+
+@test "make check: a failed build still boots what built, and every matrix failure is counted" {
+	check_project
 	# what scripts/build-and-boot ends with: off did not build, so it had
 	# no result (1 failure), and the build failed (1 more)
 	stub build-and-boot 'echo "kernel off FAILED"; echo "matrix: 3 passed, 1 failed, 0 skipped"; echo "build failed for:"; echo "  kernel off"; exit 2'
@@ -414,13 +420,7 @@ print("ok")
 }
 
 @test "make check: its output redirected to a file keeps every section (the build stage must not reopen and truncate it)" {
-	p=$BATS_TEST_TMPDIR/proj
-	mkdir -p "$p/scripts" "$p/tests/harness"
-	cp "$TOP/scripts/check" "$TOP/scripts/lib.sh" "$p/scripts/"
-	touch "$p/tests/harness/x.bats"
-	stub() { printf '#!/bin/sh\n%s\n' "$2" >"$p/scripts/$1"; chmod +x "$p/scripts/$1"; }
-	stub run-tests 'echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
-	stub in-container 'exec "$@"'
+	check_project
 	stub build-and-boot 'echo "kernel default ok"; echo "matrix: 3 passed, 0 failed, 0 skipped"'
 	env -u TOP "$p/scripts/check" >"$BATS_TEST_TMPDIR/log" 2>&1
 	cat "$BATS_TEST_TMPDIR/log"
