@@ -430,6 +430,31 @@ check_project() {
 	[ "$(tail -n1 "$BATS_TEST_TMPDIR/log")" = "check: 11 passed, 0 failed, 2 skipped" ]
 }
 
+@test "make check: what failed, and why, is repeated just above the last line (CI shows only the tail)" {
+	check_project
+	# a matrix that dies without its closing line: its last lines say why
+	stub build-and-boot 'echo "kernel default ok"; echo "Traceback (most recent call last):"; echo "OSError: No space left on device"; exit 2'
+	# and a tooling test that failed, far above the end
+	stub run-tests 'if [ "${2:-}" = harness ]; then echo "harness: 1 passed, 0 failed, 0 skipped"; exit 0; fi
+echo "not ok 7 the thing that broke"; i=0; while [ $i -lt 50 ]; do echo "ok $i"; i=$((i + 1)); done
+echo "tooling: 4 passed, 1 failed, 0 skipped"; exit 1'
+	run env -u TOP "$p/scripts/check"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[ "${lines[-1]}" = "check: 5 passed, 2 failed, 0 skipped" ]
+	# the recap is the last lines before the total
+	recap=$(printf '%s\n' "${lines[@]}" | tail -n 12)
+	[[ "$recap" == *"tooling tests"*"not ok 7 the thing that broke"* ]]
+	[[ "$recap" == *"build and boot"*"no closing line"*"OSError: No space left on device"* ]]
+	[[ "$recap" != *"ok 49"* ]]
+	# nothing failed: no recap
+	stub run-tests 'echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
+	stub build-and-boot 'echo "matrix: 3 passed, 0 failed, 0 skipped"'
+	run env -u TOP "$p/scripts/check"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"what failed"* ]]
+}
+
 @test "run-tests: the caller's choices (VARIANTS=off make check) do not reach the tests, which set up their own" {
 	f=$BATS_TEST_TMPDIR/env.bats
 	# written with printf: bats would rewrite a test header in a heredoc here
