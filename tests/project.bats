@@ -407,7 +407,9 @@ check_project() {
 	check_project
 	# what scripts/build-and-boot ends with: off did not build, so it had
 	# no result (1 failure), and the build failed (1 more)
-	stub build-and-boot 'echo "kernel off FAILED"; echo "matrix: 3 passed, 1 failed, 0 skipped"; echo "build failed for:"; echo "  kernel off"; exit 2'
+	# (build-and-boot's own closing line comes after summarize's count:
+	# the count must still be read, or a matrix failure hides the passes)
+	stub build-and-boot 'echo "kernel off FAILED"; echo "matrix: 3 passed, 1 failed, 0 skipped"; echo "build failed for:"; echo "  kernel off"; echo "matrix: not everything passed (class 2); see results/<variant>/console.log and results.json"; exit 2'
 	run env -u TOP "$p/scripts/check"
 	echo "$output"
 	[ "$status" -ne 0 ]
@@ -447,6 +449,13 @@ echo "tooling: 4 passed, 1 failed, 0 skipped"; exit 1'
 	[[ "$recap" == *"tooling tests"*"not ok 7 the thing that broke"* ]]
 	[[ "$recap" == *"build and boot"*"no closing line"*"OSError: No space left on device"* ]]
 	[[ "$recap" != *"ok 49"* ]]
+	# a test that failed in a variant: its line and the variant's reason
+	stub build-and-boot 'echo "[PASS]  a/b/c"; echo "[FAIL]  umcg/wake/global.x  1.0s"; echo "        | out"; echo "default: 1 test failed (see results/default)"; echo "matrix: 3 passed, 1 failed, 0 skipped"; echo "matrix: not everything passed (class 1)"; exit 1'
+	run env -u TOP "$p/scripts/check"
+	[ "${lines[-1]}" = "check: 8 passed, 2 failed, 0 skipped" ]
+	recap=$(printf '%s\n' "${lines[@]}" | sed -n '/^=== what failed/,$p')
+	[[ "$recap" == *"[FAIL]  umcg/wake/global.x"*"default: 1 test failed (see results/default)"* ]]
+	[[ "$recap" != *"[PASS]"* ]]
 	# nothing failed: no recap
 	stub run-tests 'echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 	stub build-and-boot 'echo "matrix: 3 passed, 0 failed, 0 skipped"'
