@@ -327,7 +327,18 @@ fake_compilers() {
 	grep -q 'smoke/ok.c' "$BATS_TEST_TMPDIR/compiles"
 }
 
-@test "bench-build: every step through make, the edit taken back, the table and JSON (fake make, fake kernel)" {
+# A fake project for bench-build: default and off, the file its edit
+# step changes in the series, and a fake `make` first in PATH that runs
+# the targets as the Makefile does natively (NAME=VALUE arguments the
+# environment), logs each call with what it saw, and fails the target
+# FAKE_MAKE_FAIL names ("container-build NO_DONOR=1": that call). Any
+# other call (the fake kernel's build) goes to the real make. The bench
+# unsets NO_CCACHE: an empty masquerade directory stands for ccache's, so
+# the test does not depend on ccache on the host (a fresh CI machine has
+# none until the native runtime is set up).
+bench_project() {
+	export CCACHE_MASQUERADE=$BATS_TEST_TMPDIR/ccache-masq
+	mkdir -p "$CCACHE_MASQUERADE"
 	add_variant default '#@ cmdline = fake=clean' '#@ suites = smoke umcg' '#@ boot_timeout = 5' \
 		'#@ silence = 5' 'CONFIG_FEATURE=y'
 	add_variant off 'CONFIG_FEATURE=n' '#@ cmdline = fake=clean' '#@ suites = smoke' \
@@ -344,13 +355,19 @@ fake_compilers() {
 	# make as the Makefile runs it natively: targets are scripts, NAME=VALUE
 	# arguments the environment; each call is logged with what it saw
 	calls=$BATS_TEST_TMPDIR/calls
-	cat >"$BATS_TEST_TMPDIR/make" <<SH
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	cat >"$BATS_TEST_TMPDIR/bin/make" <<SH
 #!/usr/bin/env bash
 set -euo pipefail
+case "\$*" in
+all | "container-build"* | "test-variant"* | *patches-export | "repro-check"*) ;;
+*) exec $(command -v make) "\$@" ;;
+esac
 [ "\$1" != -s ] || shift
 t=\$1
 shift
 for a in "\$@"; do export "\$a"; done
+[ "\$t NO_DONOR=\${NO_DONOR:-}" != "\${FAKE_MAKE_FAIL:-}" ] || exit 2
 echo "\$t VARIANTS=\${VARIANTS:-} NO_DONOR=\${NO_DONOR:-} CCACHE_DIR=\${CCACHE_DIR:-} tree: \$(git -C "$(tree)" log -1 --format=%s)" >>"$calls"
 case \$t in
 all) exec "$TOP/scripts/build-and-boot" ;;
@@ -359,8 +376,12 @@ test-variant) exec "$TOP/scripts/test-variant" "\$VARIANT" ;;
 *) exec "$TOP/scripts/\$t" ;;
 esac
 SH
-	chmod +x "$BATS_TEST_TMPDIR/make"
-	BENCH_MAKE=$BATS_TEST_TMPDIR/make run "$TOP/scripts/bench-build"
+	chmod +x "$BATS_TEST_TMPDIR/bin/make"
+}
+
+@test "bench-build: every step through make, the edit taken back, the table and JSON (plain make from PATH, fake kernel)" {
+	bench_project
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH run "$TOP/scripts/bench-build"
 	echo "$output"
 	cat "$calls"
 	[ "$status" -eq 0 ]
@@ -395,4 +416,19 @@ repro-check VARIANTS= NO_DONOR=" ]
 	[ "$(jq -r .raw.kernels "$out")" = "default off" ]
 	[[ "$bench" == *"| make repro-check (second checkout, no ccache) | "[0-9]*" | identical |"* ]]
 	[[ "$bench" == *"donor/clean"*"donor default: 1 of 2 objects reusable; same bzImage: True"* ]]
+}
+
+@test "bench-build: a step that failed shows FAILED and no time, and the benchmark exits 1" {
+	bench_project
+	FAKE_MAKE_FAIL="container-build NO_DONOR=1" PATH=$BATS_TEST_TMPDIR/bin:$PATH \
+		run "$TOP/scripts/bench-build"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"| off, empty ccache, from nothing | - | FAILED (exit 2); kernel stage "* ]]
+	[[ "$output" == *"these steps failed, their rows show no time: off_clean"* ]]
+	out=$RESULTS/bench-build.json
+	[ "$(jq -c .failed "$out")" = '["off_clean"]' ]
+	[ "$(jq '[.table[] | select(.seconds == null)] | length' "$out")" = 1 ]
+	# the edit was still taken back
+	[ "$(git -C "$(tree)" log -1 --format=%s)" = "sched/umcg: add" ]
 }

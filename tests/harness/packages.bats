@@ -1,0 +1,36 @@
+#!/usr/bin/env bats
+# Issue 14's proof in `make check`: default's Debian packages (make
+# packages) installed in a throwaway Debian rootfs, initramfs-tools' initrd
+# booted in QEMU, and an out-of-tree module built there against the
+# installed linux-headers package and loaded by that initrd (make
+# boot-packages). Needs default built (make container-build) and the apt
+# mirror of this host (debootstrap).
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	export TOP
+	[ -f "$TOP/artifacts/default/kernel.json" ] || {
+		echo "the default variant is not built: run make container-build first" >&2
+		return 1
+	}
+}
+
+@test "make packages + boot-packages VARIANT=default: image, headers and libc-dev install, the initrd boots, a module built against the headers loads" {
+	[ "${RUNTIME:-podman}" = podman ] ||
+		skip "boot-packages installs into its rootfs with podman (RUNTIME=$RUNTIME)"
+	run make -s -C "$TOP" packages VARIANT=default
+	echo "$output"
+	[ "$status" -eq 0 ]
+	for p in linux-image linux-headers linux-libc-dev; do
+		[ "$(jq -r --arg p "$p" '.files | keys[] | select(startswith($p + "_") or startswith($p + "-"))' \
+			"$TOP/artifacts/default/packages.json" | wc -l)" = 1 ]
+	done
+	jq -er '.modules == true' "$TOP/artifacts/default/packages.json"
+	run make -s -C "$TOP" boot-packages VARIANT=default
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"default: out-of-tree module kp_hello"*" ok "* ]]
+	[[ "$output" == *"kp_hello loaded in the guest"*"ok (@@@ PKG-MODULE kp_hello answer=42)"* ]]
+	grep -aq 'kp_hello: loaded into ' "$TOP/build/pkg-boot/default/console.log"
+}
