@@ -41,6 +41,19 @@ setup() {
 	[[ "$output" == *"bad.variant:1: config: expected tiny"* ]]
 }
 
+@test "an option =m is exit 2 in a tiny variant (its guest loads no modules), and fine in a debian one" {
+	add_variant tiny 'CONFIG_DRIVER=m' 'CONFIG_FEATURE=y'
+	run "$TOP/scripts/config-variant" tiny "$(readlink -f "$BUILD/linux")" "$BATS_TEST_TMPDIR/obj"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"variant 'tiny': CONFIG_DRIVER would be built as modules (=m)"* ]]
+	add_variant deb '#@ config = debian' 'CONFIG_DRIVER=m'
+	run "$TOP/scripts/config-variant" deb "$(readlink -f "$BUILD/linux")" "$BATS_TEST_TMPDIR/obj2"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qx CONFIG_DRIVER=m "$BATS_TEST_TMPDIR/obj2/.config"
+}
+
 @test "default_set = no: left out of VARIANTS=\"\" (build-all, variant list), built when named" {
 	add_variant big '#@ extends = default' '#@ default_set = no' 'CONFIG_BIG=y'
 	[ "$("$TOP/scripts/variant" list)" = default ]
