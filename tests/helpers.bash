@@ -75,8 +75,10 @@ MK
 	# boot/vmlinuz-REL), linux-libc-dev (the UAPI headers) and, only with
 	# CONFIG_MODULES=y, linux-headers-REL, into the object directory's
 	# parent; version KDEB_PKGVERSION (else REL-1); the changelog's date
-	# from the clock (`date -R`, as mkdebian); file times clamped to
-	# SOURCE_DATE_EPOCH when set (as debhelper), else the clock's.
+	# from the clock (`date -R`, as mkdebian); file times newer than
+	# SOURCE_DATE_EPOCH clamped to it when set (as dpkg-deb), older ones
+	# kept (the UAPI headers keep the tree's times, as the headers package
+	# keeps the tree's Makefiles').
 	# FAKE_BINDEB_REBUILD=1 changes the kernel on the way, as a bindeb-pkg
 	# with other make variables than the build's would.
 	mkdir -p "$d/scripts/package"
@@ -95,7 +97,7 @@ mk() { # PACKAGE: the tree is in $obj/debian/PACKAGE
 	printf 'linux-upstream (%s) %s; urgency=low\n\n -- x  %s\n' "$ver" "${KDEB_CHANGELOG_DIST:-unstable}" \
 		"$stamp" >"$d/usr/share/doc/$1/changelog.Debian"
 	if [ -n "${SOURCE_DATE_EPOCH:-}" ]; then
-		find "$d" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+		find "$d" -newermt "@$SOURCE_DATE_EPOCH" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 	fi
 	dpkg-deb --root-owner-group -Zxz --build "$d" "$obj/../${1}_${ver}_amd64.deb" >/dev/null
 }
@@ -103,7 +105,7 @@ rm -rf "$obj/debian"
 mkdir -p "$obj/debian/linux-image-$rel/boot" "$obj/debian/linux-libc-dev/usr/include/linux"
 cp "$obj/arch/x86/boot/bzImage" "$obj/debian/linux-image-$rel/boot/vmlinuz-$rel"
 mk "linux-image-$rel"
-cp include/uapi/linux/*.h "$obj/debian/linux-libc-dev/usr/include/linux/"
+cp -p include/uapi/linux/*.h "$obj/debian/linux-libc-dev/usr/include/linux/"
 mk linux-libc-dev
 if grep -q '^CONFIG_MODULES=y' "$obj/.config"; then
 	mkdir -p "$obj/debian/linux-headers-$rel/usr/src/linux-headers-$rel"

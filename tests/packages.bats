@@ -84,6 +84,16 @@ debs() { # VARIANT: its package files, sorted
 	[ "$(cd "$ARTIFACTS/default" && sha256sum -- *.deb)" = "$first" ]
 }
 
+@test "packages: the tree's own file times (older than the source date) do not reach the packages" {
+	"$TOP/scripts/build-packages" default
+	first=$(cd "$ARTIFACTS/default" && sha256sum -- *.deb)
+	rm -f "$ARTIFACTS"/default/*.deb "$ARTIFACTS/default/.packages-inputs"
+	# another checkout's tree: the same files, other (old) times
+	touch -d 2001-01-01 "$(readlink -f "$BUILD/linux")"/include/uapi/linux/*.h
+	"$TOP/scripts/build-packages" default
+	[ "$(cd "$ARTIFACTS/default" && sha256sum -- *.deb)" = "$first" ]
+}
+
 @test "packages: up to date packages are not built again" {
 	"$TOP/scripts/build-packages" default
 	run "$TOP/scripts/build-packages" default
