@@ -379,7 +379,7 @@ print("ok")
 
 @test "shell scripts and the tests pass shellcheck" {
 	cd "$TOP"
-	mapfile -t files < <(grep -lE '^#!/usr/bin/env (bash|sh)|^#!/bin/sh' scripts/* ci/* guest-tests/runner/* tests/fakes/* .ci/run 2>/dev/null)
+	mapfile -t files < <(grep -lE '^#!/usr/bin/env (bash|sh)|^#!/bin/sh' scripts/* scripts/dpkg-shim/* ci/* guest-tests/runner/* tests/fakes/* .ci/run 2>/dev/null)
 	[ "${#files[@]}" -gt 5 ]
 	run shellcheck -x scripts/lib.sh "${files[@]}"
 	echo "$output"
