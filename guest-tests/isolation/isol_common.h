@@ -33,7 +33,9 @@
 #include "kconfig.h"
 
 #define ISOL_SYSFS	"/sys/kernel/task_isolation"
+#ifndef TRACEFS		/* a saved trace, in the tooling tests */
 #define TRACEFS		"/sys/kernel/tracing"
+#endif
 
 /*
  * The UAPI of a kernel built without this series has no PR_ISOL_*: the
@@ -214,14 +216,18 @@ static inline int trace_clear(void)
 }
 
 /*
- * Trace every workqueue_execute_start and every switch to or from a
- * kworker.  A kworker that was woken for work that was cancelled before it
- * ran still interrupts the CPU once, without an execute event; one that
- * runs unrelated work (vmstat_shepherd's global timer, a tty flush) is
- * counted apart.  The sched_switch filter is an optimisation only:
- * counting matches the text of each line.
+ * Trace every workqueue_execute_start and _end and every switch to or
+ * from a kworker.  A kworker that was woken for work that was cancelled
+ * before it ran still interrupts the CPU once, without an execute event;
+ * one that runs unrelated work (vmstat_shepherd's global timer, a tty
+ * flush) is counted apart.  A work function that blocks (driver core's
+ * deferred_probe_timeout_work_func, 10 s after boot) continues in a later
+ * slot that has no execute_start, only the function's execute_end: that
+ * tells it apart from a wakeup for cancelled work.  The sched_switch filter
+ * is an optimisation only: counting matches the text of each line.
  */
 #define WQ_START	TRACEFS "/events/workqueue/workqueue_execute_start"
+#define WQ_END		TRACEFS "/events/workqueue/workqueue_execute_end"
 #define SCHED_SWITCH	TRACEFS "/events/sched/sched_switch"
 
 static inline int trace_vmstat_start(void)
@@ -232,9 +238,13 @@ static inline int trace_vmstat_start(void)
 	write_file(TRACEFS "/events/enable", "0");
 	write_file(TRACEFS "/buffer_size_kb", "1024");
 	write_file(WQ_START "/filter", "0");
+	write_file(WQ_END "/filter", "0");
 	write_file(SCHED_SWITCH "/filter",
 		   "prev_comm ~ \"kworker*\" || next_comm ~ \"kworker*\"");
 	ret = write_file(WQ_START "/enable", "1");
+	if (ret)
+		return ret;
+	ret = write_file(WQ_END "/enable", "1");
 	if (ret)
 		return ret;
 	ret = write_file(SCHED_SWITCH "/enable", "1");
@@ -256,6 +266,8 @@ static inline void trace_off(void)
 	write_file(TRACEFS "/tracing_on", "0");
 	write_file(WQ_START "/enable", "0");
 	write_file(WQ_START "/filter", "0");
+	write_file(WQ_END "/enable", "0");
+	write_file(WQ_END "/filter", "0");
 	write_file(SCHED_SWITCH "/enable", "0");
 	write_file(SCHED_SWITCH "/filter", "0");
 	trace_clear();
@@ -306,16 +318,68 @@ struct kworker_irqs {
 };
 
 /*
- * Walk @cpu's trace: each switch to a kworker opens a slot that the next
- * switch away from it closes; a slot that ran only other work functions
- * counts as @other, every other slot (vmstat work, or nothing at all) as
- * @sw.  With @dump, print the kworker lines (at most 40) as diagnostics.
+ * One busy period of a kworker, from its wakeup to the switch away in which
+ * it goes idle (prev_state=I): its slots on the CPU and what it ran.
+ */
+struct kworker_episode {
+	long pid;
+	int slots;
+	bool vm, other;
+};
+
+#define KWORKER_EPISODES 32
+
+static inline long trace_field(const char *line, const char *key)
+{
+	const char *p = strstr(line, key);
+
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+static inline struct kworker_episode *
+kworker_episode(struct kworker_episode *e, long pid)
+{
+	int i, free = -1;
+
+	for (i = 0; i < KWORKER_EPISODES; i++) {
+		if (e[i].pid == pid)
+			return &e[i];
+		if (free < 0 && !e[i].pid)
+			free = i;
+	}
+	if (free < 0)
+		return NULL;
+	e[free].pid = pid;
+	return &e[free];
+}
+
+/* Count an episode's slots: only other work is @other, the rest @sw */
+static inline void kworker_episode_end(struct kworker_episode *e,
+				       struct kworker_irqs *n)
+{
+	if (e->other && !e->vm)
+		n->other += e->slots;
+	else
+		n->sw += e->slots;
+	memset(e, 0, sizeof(*e));
+}
+
+/*
+ * Walk @cpu's trace: each switch to a kworker is a slot, an interruption of
+ * the CPU.  A kworker's slots up to the one in which it goes idle belong to
+ * one episode and count together: all as @other if the episode ran (started
+ * or finished) only other work functions, all as @sw if it ran vmstat work
+ * or nothing at all (woken for cancelled work).  A work function that
+ * blocks (driver core's deferred_probe_timeout_work_func, 10 s after boot)
+ * or a kworker preempted before its work starts spans several slots, some
+ * without any execute event.  With @dump, print the kworker lines (at most
+ * 40) as diagnostics.
  */
 static inline int trace_kworker_irqs(int cpu, struct kworker_irqs *n, bool dump)
 {
-	bool open = false, vm = false, other = false;
+	struct kworker_episode ep[KWORKER_EPISODES] = {}, *cur = NULL, *e;
 	char path[128], line[512];
-	int dumped = 0;
+	int dumped = 0, i;
 	FILE *f;
 
 	memset(n, 0, sizeof(*n));
@@ -325,7 +389,9 @@ static inline int trace_kworker_irqs(int cpu, struct kworker_irqs *n, bool dump)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
 		bool sw = strstr(line, "sched_switch:");
-		bool wq = strstr(line, "workqueue_execute_start:");
+		bool start = strstr(line, "workqueue_execute_start:");
+		bool wq = start || strstr(line, "workqueue_execute_end:");
+		const char *st;
 
 		if (line[0] == '#' || (!sw && !wq))
 			continue;
@@ -334,30 +400,34 @@ static inline int trace_kworker_irqs(int cpu, struct kworker_irqs *n, bool dump)
 		if (wq) {
 			bool v = is_vmstat_work(line);
 
-			n->exec += v;
-			vm |= v;
-			other |= !v;
+			n->exec += v && start;
+			if (cur) {
+				cur->vm |= v;
+				cur->other |= !v;
+			}
 			continue;
 		}
-		if (open && strstr(line, "prev_comm=kworker")) {
-			if (other && !vm)
-				n->other++;
-			else
-				n->sw++;
-			open = false;
+		if (cur && strstr(line, "prev_comm=kworker")) {
+			cur->slots++;
+			st = strstr(line, "prev_state=");
+			if (st && st[11] == 'I')
+				kworker_episode_end(cur, n);
+			cur = NULL;
 		}
 		if (strstr(line, "next_comm=kworker")) {
-			open = true;
-			vm = other = false;
+			cur = kworker_episode(ep, trace_field(line, "next_pid="));
+			if (!cur)	/* more kworkers than slots: count it alone */
+				n->sw++;
 		}
 	}
-	if (open) {
-		if (other && !vm)
-			n->other++;
-		else
-			n->sw++;
-	}
 	fclose(f);
+	if (cur)
+		cur->slots++;
+	for (i = 0; i < KWORKER_EPISODES; i++) {
+		e = &ep[i];
+		if (e->slots)
+			kworker_episode_end(e, n);
+	}
 	return 0;
 }
 
