@@ -186,10 +186,27 @@ entry_points() {
 	[ ! -e "$sandbox" ]
 }
 
+@test "Python entry points run Debian's python3 (scripts/deps/check.txt), not the first python3 on PATH" {
+	# A pyenv or venv shim first on PATH costs 0.4 s a call (0.04 s for
+	# /usr/bin/python3), and the pipeline makes hundreds of calls; nor
+	# does such a Python have what apt installed.
+	cd "$TOP"
+	mapfile -t py < <(grep -l '^#!.*python' scripts/* ci/* 2>/dev/null)
+	[ "${#py[@]}" -gt 10 ]
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	printf '#!/bin/sh\necho "shim $*" >>"%s"\nexit 9\n' "$BATS_TEST_TMPDIR/used" >"$BATS_TEST_TMPDIR/bin/python3"
+	chmod +x "$BATS_TEST_TMPDIR/bin/python3"
+	for f in "${py[@]}"; do
+		PATH="$BATS_TEST_TMPDIR/bin:$PATH" run "$f" --help
+		[ "$status" -eq 0 ] || { echo "$f: $output"; return 1; }
+	done
+	[ ! -e "$BATS_TEST_TMPDIR/used" ]
+}
+
 @test "an uncaught exception in a Python entry point exits 2 with a message" {
 	# every Python entry point goes through entry.run
 	cd "$TOP"
-	for f in $(grep -l '^#!/usr/bin/env python3' scripts/* ci/* 2>/dev/null); do
+	for f in $(grep -l '^#!.*python3' scripts/* ci/* 2>/dev/null); do
 		grep -q "entry.run(main, " "$f" || { echo "$f does not use entry.run"; return 1; }
 	done
 	run python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import entry
@@ -429,6 +446,29 @@ check_project() {
 	grep -q '^=== tooling tests$' "$BATS_TEST_TMPDIR/log"
 	grep -q '^tooling: 4 passed' "$BATS_TEST_TMPDIR/log"
 	[ "$(grep -c '^kernel default ok$' "$BATS_TEST_TMPDIR/log")" = 1 ]
+	[ "$(tail -n1 "$BATS_TEST_TMPDIR/log")" = "check: 11 passed, 0 failed, 2 skipped" ]
+}
+
+@test "make check: a section's lines appear as it runs (CI keeps the log of a job it stops), and each section's time" {
+	check_project
+	# the harness section waits for the test to have seen its first line
+	stub run-tests 'if [ "${2:-}" = harness ]; then echo "harness started"
+i=0; while [ ! -e "$0.go" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done; fi
+echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
+	stub build-and-boot 'echo "matrix: 3 passed, 0 failed, 0 skipped"'
+	env -u TOP "$p/scripts/check" >"$BATS_TEST_TMPDIR/log" 2>&1 &
+	i=0
+	until grep -q '^harness started$' "$BATS_TEST_TMPDIR/log"; do
+		sleep 0.1
+		i=$((i + 1))
+		[ $i -lt 50 ] || { cat "$BATS_TEST_TMPDIR/log"; touch "$p/scripts/run-tests.go"; wait; false; }
+	done
+	# not finished yet: the section is still waiting
+	[[ "$(cat "$BATS_TEST_TMPDIR/log")" != *"check: "* ]]
+	touch "$p/scripts/run-tests.go"
+	wait
+	cat "$BATS_TEST_TMPDIR/log"
+	grep -qE '^time: tooling tests [0-9]+ s, build and boot [0-9]+ s, harness tests [0-9]+ s$' "$BATS_TEST_TMPDIR/log"
 	[ "$(tail -n1 "$BATS_TEST_TMPDIR/log")" = "check: 11 passed, 0 failed, 2 skipped" ]
 }
 
