@@ -453,15 +453,15 @@ check_project() {
 	check_project
 	# the harness section waits for the test to have seen its first line
 	stub run-tests 'if [ "${2:-}" = harness ]; then echo "harness started"
-i=0; while [ ! -e "$0.go" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done; fi
+i=0; while [ ! -e "$0.go" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done; fi
 echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 	stub build-and-boot 'echo "matrix: 3 passed, 0 failed, 0 skipped"'
-	env -u TOP "$p/scripts/check" >"$BATS_TEST_TMPDIR/log" 2>&1 &
+	env -u TOP "$p/scripts/check" >"$BATS_TEST_TMPDIR/log" 2>&1 3>&- &
 	i=0
 	until grep -q '^harness started$' "$BATS_TEST_TMPDIR/log"; do
 		sleep 0.1
 		i=$((i + 1))
-		[ $i -lt 50 ] || { cat "$BATS_TEST_TMPDIR/log"; touch "$p/scripts/run-tests.go"; wait; false; }
+		[ $i -lt 150 ] || { cat "$BATS_TEST_TMPDIR/log"; touch "$p/scripts/run-tests.go"; wait; false; }
 	done
 	# not finished yet: the section is still waiting
 	[[ "$(cat "$BATS_TEST_TMPDIR/log")" != *"check: "* ]]

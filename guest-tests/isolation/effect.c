@@ -235,7 +235,7 @@ TEST_F_TIMEOUT(effect, housekeeping_cpu_vmstat_update, 120)
 
 	if (!isol_built_in())
 		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
-	if (access(WQ_START "/enable", W_OK) || access(SCHED_SWITCH "/enable", W_OK))
+	if (!trace_kworker_events())
 		SKIP(return, "no workqueue/sched trace events in " TRACEFS);
 	cpu = pick_housekeeping_cpu(iso, true);
 	parent = pick_housekeeping_cpu(iso, false);
@@ -341,7 +341,7 @@ TEST_F_TIMEOUT(effect, isolated_cpu_stat_refresh, 120)
 		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
 	if (!iso)
 		SKIP(return, "no isolcpus=/nohz_full= on /proc/cmdline");
-	if (access(WQ_START "/enable", W_OK) || access(SCHED_SWITCH "/enable", W_OK))
+	if (!trace_kworker_events())
 		SKIP(return, "no workqueue/sched trace events in " TRACEFS);
 	cpu = pick_isolated_cpu(iso);
 	hk = pick_housekeeping_cpu(iso, false);
@@ -741,7 +741,7 @@ TEST_F_TIMEOUT(effect, numa_remote_pages_stat_refresh, 120)
 		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
 	if (nr_nodes() < 2)
 		SKIP(return, "needs two NUMA nodes (CONFIG_NUMA, QEMU -numa)");
-	if (access(WQ_START "/enable", W_OK) || access(SCHED_SWITCH "/enable", W_OK))
+	if (!trace_kworker_events())
 		SKIP(return, "no workqueue/sched trace events in " TRACEFS);
 	cpu = pick_isolated_cpu(iso);
 	if (cpu < 0)

@@ -20,6 +20,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -230,6 +231,14 @@ static inline int trace_clear(void)
 #define WQ_END		TRACEFS "/events/workqueue/workqueue_execute_end"
 #define SCHED_SWITCH	TRACEFS "/events/sched/sched_switch"
 
+/* The events trace_vmstat_start() enables can be enabled here */
+static inline bool trace_kworker_events(void)
+{
+	return !access(WQ_START "/enable", W_OK) &&
+	       !access(WQ_END "/enable", W_OK) &&
+	       !access(SCHED_SWITCH "/enable", W_OK);
+}
+
 static inline int trace_vmstat_start(void)
 {
 	int ret;
@@ -276,7 +285,7 @@ static inline void trace_off(void)
 /* Count the lines of @cpu's trace buffer that contain both @a and @b. */
 static inline int trace_count_lines(int cpu, const char *a, const char *b)
 {
-	char path[128], line[512];
+	char path[PATH_MAX], line[512];
 	int count = 0;
 	FILE *f;
 
@@ -313,8 +322,8 @@ static inline bool is_vmstat_work(const char *line)
 /* Interruptions of one CPU by kworkers, from its trace buffer */
 struct kworker_irqs {
 	int exec;	/* executions of vmstat work functions */
-	int sw;		/* switches to a kworker that ran vmstat work or nothing */
-	int other;	/* switches to a kworker that ran only other work */
+	int sw;		/* kworker slots of episodes with vmstat work or none */
+	int other;	/* kworker slots of episodes with only other work */
 };
 
 /*
@@ -372,13 +381,15 @@ static inline void kworker_episode_end(struct kworker_episode *e,
  * or nothing at all (woken for cancelled work).  A work function that
  * blocks (driver core's deferred_probe_timeout_work_func, 10 s after boot)
  * or a kworker preempted before its work starts spans several slots, some
- * without any execute event.  With @dump, print the kworker lines (at most
+ * without any execute event.  Left: a work function that started before
+ * the trace and blocks again before its execute_end, or one that sleeps in
+ * TASK_IDLE, still counts as @sw; both err towards failing.  With @dump, print the kworker lines (at most
  * 40) as diagnostics.
  */
 static inline int trace_kworker_irqs(int cpu, struct kworker_irqs *n, bool dump)
 {
 	struct kworker_episode ep[KWORKER_EPISODES] = {}, *cur = NULL, *e;
-	char path[128], line[512];
+	char path[PATH_MAX], line[512];
 	int dumped = 0, i;
 	FILE *f;
 
