@@ -516,4 +516,6 @@ echo "tooling: 4 passed, 1 failed, 0 skipped"; exit 1'
 	rm -f "$TOP/build/test-results/env-check.tap"
 	[ "$status" -eq 0 ]
 	[ "${lines[-1]}" = "env-check: 1 passed, 0 failed, 0 skipped" ]
+	# each test's time is on its line
+	[[ "$output" =~ ok\ 1\ env\ in\ [0-9]+ms ]]
 }
