@@ -38,7 +38,13 @@ wq() { # START|END PID FUNCTION
 	printf '     kworker/1:2-%-5s [001] .....    11.42: workqueue_execute_%s: work struct (____ptrval____): function %s\n' \
 		"$2" "$1" "$3"
 }
-count() { "$BATS_TEST_TMPDIR/count"; }
+# counts EXPECTED: the classifier's counts of the trace on stdin are EXPECTED
+counts() {
+	cat >"$BATS_TEST_TMPDIR/tracefs/per_cpu/cpu1/trace"
+	run "$BATS_TEST_TMPDIR/count"
+	echo "$output"
+	[ "$output" = "$1" ]
+}
 
 @test "isolation classifier: a blocked work function's later slots are other work, not vmstat or cancelled wakeups" {
 	# blocked in the work, resumed in a slot with no execute event
@@ -49,10 +55,7 @@ count() { "$BATS_TEST_TMPDIR/count"; }
 		sw kworker/1:2 52 D effect 85
 		sw effect 85 R kworker/1:2 52
 		sw kworker/1:2 52 I effect 85
-	} >"$BATS_TEST_TMPDIR/tracefs/per_cpu/cpu1/trace"
-	run count
-	echo "$output"
-	[ "$output" = "exec=0 sw=0 other=2" ]
+	} | counts "exec=0 sw=0 other=2"
 	# preempted before its work started, then blocked in it
 	{
 		sw effect 83 R kworker/1:1 47
@@ -63,10 +66,7 @@ count() { "$BATS_TEST_TMPDIR/count"; }
 		sw effect 83 R kworker/1:1 47
 		wq end 47 deferred_probe_timeout_work_func
 		sw kworker/1:1 47 I effect 83
-	} >"$BATS_TEST_TMPDIR/tracefs/per_cpu/cpu1/trace"
-	run count
-	echo "$output"
-	[ "$output" = "exec=0 sw=0 other=3" ]
+	} | counts "exec=0 sw=0 other=3"
 	# preempted after its work ended, then idle in a slot of its own
 	{
 		sw effect 84 R kworker/1:1 47
@@ -75,19 +75,13 @@ count() { "$BATS_TEST_TMPDIR/count"; }
 		sw kworker/1:1 47 R+ effect 84
 		sw effect 84 R kworker/1:1 47
 		sw kworker/1:1 47 I effect 84
-	} >"$BATS_TEST_TMPDIR/tracefs/per_cpu/cpu1/trace"
-	run count
-	echo "$output"
-	[ "$output" = "exec=0 sw=0 other=2" ]
+	} | counts "exec=0 sw=0 other=2"
 	# a work function that started before the trace: its execute_end says which
 	{
 		sw effect 83 R kworker/1:1 47
 		wq end 47 flush_to_ldisc
 		sw kworker/1:1 47 I effect 83
-	} >"$BATS_TEST_TMPDIR/tracefs/per_cpu/cpu1/trace"
-	run count
-	echo "$output"
-	[ "$output" = "exec=0 sw=0 other=1" ]
+	} | counts "exec=0 sw=0 other=1"
 	# still blocked when the trace ends, after a switch from one kworker
 	# straight to another that ran other work
 	{
@@ -97,10 +91,7 @@ count() { "$BATS_TEST_TMPDIR/count"; }
 		wq start 20 flush_to_ldisc
 		wq end 20 flush_to_ldisc
 		sw kworker/1:0 20 I effect 83
-	} >"$BATS_TEST_TMPDIR/tracefs/per_cpu/cpu1/trace"
-	run count
-	echo "$output"
-	[ "$output" = "exec=0 sw=0 other=2" ]
+	} | counts "exec=0 sw=0 other=2"
 }
 
 @test "isolation classifier: vmstat work and wakeups for cancelled work are still counted, each kworker apart" {
@@ -123,8 +114,5 @@ count() { "$BATS_TEST_TMPDIR/count"; }
 		# the trace ends inside a vmstat slot
 		sw effect 85 R kworker/1:2 52
 		wq start 52 vmstat_update
-	} >"$BATS_TEST_TMPDIR/tracefs/per_cpu/cpu1/trace"
-	run count
-	echo "$output"
-	[ "$output" = "exec=2 sw=4 other=1" ]
+	} | counts "exec=2 sw=4 other=1"
 }
