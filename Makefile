@@ -22,6 +22,8 @@ SUITES     ?=
 TESTS      ?=
 ## KSELFTEST: the kselftest set: quick (make check, CI) or full (every test the guest can run) [the variant's kselftest_set: quick]
 KSELFTEST  ?=
+## CHECK: make check's set: quick (CI) or full (adds the cold repro-check of default and two boots of its whole suites) [quick]
+CHECK      ?= quick
 ## ACCEL: auto (KVM when a probe guest runs, else TCG), kvm or tcg [auto]
 ACCEL      ?= auto
 ## ARTIFACTS: boot a downloaded artifact set as it is (matrix, test-variant, boot, bench) [./artifacts, kept up to date]
@@ -43,7 +45,7 @@ DISTCC_HOSTS  ?=
 ## NO_DONOR: 1: build a new variant's kernel from nothing, not from a donor's objects [0]
 NO_DONOR      ?= 0
 
-export RUNTIME VARIANTS JOBS VARIANT SUITES LOG TESTS ACCEL GOOD BAD CCACHE_REMOTE DISTCC_HOSTS NO_DONOR KSELFTEST
+export RUNTIME VARIANTS JOBS VARIANT SUITES LOG TESTS ACCEL GOOD BAD CCACHE_REMOTE DISTCC_HOSTS NO_DONOR KSELFTEST CHECK
 ifneq ($(strip $(BASE_IMAGE)),)
 export BASE_IMAGE
 endif

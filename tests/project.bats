@@ -472,6 +472,26 @@ echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 	[ "$(tail -n1 "$BATS_TEST_TMPDIR/log")" = "check: 11 passed, 0 failed, 2 skipped" ]
 }
 
+@test "make check: CHECK picks the set, quick unless CHECK=full, says so and hands it to the harness; a bad CHECK is exit 2, nothing run" {
+	check_project
+	stub run-tests 'echo "${2:-tooling} sees CHECK=${CHECK:-unset}"; echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
+	stub build-and-boot 'echo "matrix: 3 passed, 0 failed, 0 skipped"'
+	run env -u TOP -u CHECK "$p/scripts/check"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "check set: quick "*"CHECK=full"* ]]
+	[[ "$output" == *"harness sees CHECK=quick"* ]]
+	run env -u TOP CHECK=full "$p/scripts/check"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "check set: full "* ]]
+	[[ "$output" == *"harness sees CHECK=full"* ]]
+	run env -u TOP CHECK=fast "$p/scripts/check"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"CHECK must be quick or full, not 'fast'"* ]]
+	[[ "$output" != *"==="* ]]
+}
+
 @test "make check: what failed, and why, is repeated just above the last line (CI shows only the tail)" {
 	check_project
 	# a matrix that dies without its closing line: its last lines say why
