@@ -24,6 +24,12 @@ TESTS      ?=
 KSELFTEST  ?=
 ## CHECK: make check's set: quick (CI) or full (adds the cold repro-check of default and two boots of its whole suites) [quick]
 CHECK      ?= quick
+# A bad set stops make check before its setup installs anything.
+ifneq ($(filter check,$(MAKECMDGOALS)),)
+ifneq ($(filter-out quick full,$(CHECK))$(word 2,$(CHECK)),)
+$(error CHECK must be quick or full, not '$(CHECK)')
+endif
+endif
 ## ACCEL: auto (KVM when a probe guest runs, else TCG), kvm or tcg [auto]
 ACCEL      ?= auto
 ## ARTIFACTS: boot a downloaded artifact set as it is (matrix, test-variant, boot, bench) [./artifacts, kept up to date]

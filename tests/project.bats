@@ -474,22 +474,29 @@ echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 
 @test "make check: CHECK picks the set, quick unless CHECK=full, says so and hands it to the harness; a bad CHECK is exit 2, nothing run" {
 	check_project
-	stub run-tests 'echo "${2:-tooling} sees CHECK=${CHECK:-unset}"; echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
+	stub run-tests 'echo "${2:-tooling} sees CHECK_SET=${CHECK_SET:-unset}"; echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 	stub build-and-boot 'echo "matrix: 3 passed, 0 failed, 0 skipped"'
 	run env -u TOP -u CHECK "$p/scripts/check"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "check set: quick "*"CHECK=full"* ]]
-	[[ "$output" == *"harness sees CHECK=quick"* ]]
+	[[ "$output" == *"harness sees CHECK_SET=quick"* ]]
+	[[ "$output" == *"tooling sees CHECK_SET=unset"* ]]
 	run env -u TOP CHECK=full "$p/scripts/check"
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "check set: full "* ]]
-	[[ "$output" == *"harness sees CHECK=full"* ]]
+	[[ "$output" == *"harness sees CHECK_SET=full"* ]]
 	run env -u TOP CHECK=fast "$p/scripts/check"
 	echo "$output"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"CHECK must be quick or full, not 'fast'"* ]]
 	[[ "$output" != *"==="* ]]
+	# make check refuses it before its setup (apt) runs: -n, so that a
+	# make that took it would only print the recipe
+	run make -n -C "$TOP" check CHECK=fast
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"CHECK must be quick or full, not 'fast'"* ]]
 }
 
 @test "make check: what failed, and why, is repeated just above the last line (CI shows only the tail)" {
@@ -524,13 +531,13 @@ echo "tooling: 4 passed, 1 failed, 0 skipped"; exit 1'
 	[[ "$output" != *"what failed"* ]]
 }
 
-@test "run-tests: the caller's choices (VARIANTS=off make check) do not reach the tests, which set up their own" {
+@test "run-tests: the caller's choices (VARIANTS=off make check, CHECK) do not reach the tests, which set up their own" {
 	f=$BATS_TEST_TMPDIR/env.bats
 	# written with printf: bats would rewrite a test header in a heredoc here
 	printf '%s\n' '@test "env" {' \
-		'[ -z "${VARIANTS:-}${SUITES:-}${TESTS:-}${ARTIFACTS:-}${PREBUILT:-}${GOOD:-}${KSELFTEST:-}" ]' \
+		'[ -z "${VARIANTS:-}${SUITES:-}${TESTS:-}${ARTIFACTS:-}${PREBUILT:-}${GOOD:-}${KSELFTEST:-}${CHECK:-}" ]' \
 		'[ "$VARIANT" = default ]' '}' >"$f"
-	run env VARIANTS=off VARIANT=debug SUITES=umcg TESTS='umcg/*' ARTIFACTS=/x PREBUILT=1 GOOD=a KSELFTEST=full \
+	run env VARIANTS=off VARIANT=debug SUITES=umcg TESTS='umcg/*' ARTIFACTS=/x PREBUILT=1 GOOD=a KSELFTEST=full CHECK=fast \
 		"$TOP/scripts/run-tests" --name env-check "$f"
 	echo "$output"
 	rm -f "$TOP/build/test-results/env-check.tap"
