@@ -22,7 +22,7 @@ SUITES     ?=
 TESTS      ?=
 ## KSELFTEST: the kselftest set: quick (make check, CI) or full (every test the guest can run) [the variant's kselftest_set: quick]
 KSELFTEST  ?=
-## CHECK: make check's set: quick (CI) or full (adds the cold repro-check of default and two boots of its whole suites) [quick]
+## CHECK: make check's set: quick (CI) or full (adds the variants marked check_set = full, the cold repro-check of default and two boots of its whole suites) [quick]
 CHECK      ?= quick
 # A bad set stops make check before its setup installs anything.
 ifneq ($(filter check,$(MAKECMDGOALS)),)

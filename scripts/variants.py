@@ -145,6 +145,9 @@ PARAMS = {
                'of the pinned source, package linux-config-*)'),
     'default_set': (_yes_no, 'yes', 'built and booted when VARIANTS is not '
                     'given (make, make check, CI); no: only when named'),
+    'check_set': (_set, 'quick', 'the make check set that builds and boots '
+                  'it when VARIANTS is not given: quick (every make check) '
+                  'or full (only make check CHECK=full)'),
 }
 # Parameters the environment may override for one run (make VAR=...).
 ENV_OVERRIDES = {'kselftest_set': 'KSELFTEST'}
@@ -189,6 +192,13 @@ def default_names():
     """The variants built and booted when none are named (VARIANTS empty:
     make, make check, CI): those without `#@ default_set = no`."""
     return [n for n in names() if Variant(n).params['default_set']]
+
+
+def check_names(check_set):
+    """The default set as make check's CHECK_SET builds and boots it: the
+    quick set leaves out the variants with `#@ check_set = full`."""
+    return [n for n in default_names()
+            if check_set == 'full' or Variant(n).params['check_set'] == 'quick']
 
 
 def names():

@@ -65,6 +65,18 @@ setup() {
 	grep -qa '^CONFIG_BIG=y' "$ARTIFACTS/big/bzImage"
 }
 
+@test "check_set = full: in the default set, left out of make check's quick set (variant list --check quick); a bad value is exit 2" {
+	add_variant slow '#@ extends = default' '#@ check_set = full' 'CONFIG_SLOW=y'
+	[ "$("$TOP/scripts/variant" list | tr '\n' ' ')" = "default slow " ]
+	[ "$("$TOP/scripts/variant" list --check quick)" = default ]
+	[ "$("$TOP/scripts/variant" list --check full | tr '\n' ' ')" = "default slow " ]
+	add_variant odd '#@ extends = default' '#@ check_set = sometimes'
+	run "$TOP/scripts/variant" check odd
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *check_set*sometimes* ]]
+}
+
 @test "the distro variant: Debian's config, the series' options, modules, no signing key; not in the default set" {
 	unset CONFIGS GUEST_TESTS
 	V() { "$TOP/scripts/variant" "$@"; }

@@ -418,6 +418,7 @@ check_project() {
 	touch "$p/tests/harness/x.bats"
 	stub run-tests 'echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 	stub in-container 'exec "$@"'
+	stub variant 'echo default; [ "$2 $3" = "--check quick" ] || echo pristine'
 }
 
 @test "make check: a failed build still boots what built, and every matrix failure is counted" {
@@ -486,6 +487,19 @@ echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "check set: full "* ]]
 	[[ "$output" == *"harness sees CHECK_SET=full"* ]]
+	# the quick set leaves out the variants marked #@ check_set = full, and
+	# says which; the full set and a caller's VARIANTS are taken as they are
+	stub build-and-boot 'echo "build-and-boot VARIANTS=[${VARIANTS:-}]"; echo "matrix: 3 passed, 0 failed, 0 skipped"'
+	run env -u TOP -u CHECK -u VARIANTS "$p/scripts/check"
+	echo "$output"
+	[[ "$output" == *"left out of the quick set: pristine (#@ check_set = full)"* ]]
+	[[ "$output" == *"build-and-boot VARIANTS=[default]"* ]]
+	run env -u TOP -u VARIANTS CHECK=full "$p/scripts/check"
+	[[ "$output" != *"left out"* ]]
+	[[ "$output" == *"build-and-boot VARIANTS=[]"* ]]
+	run env -u TOP -u CHECK VARIANTS=pristine "$p/scripts/check"
+	[[ "$output" != *"left out"* ]]
+	[[ "$output" == *"build-and-boot VARIANTS=[pristine]"* ]]
 	run env -u TOP CHECK=fast "$p/scripts/check"
 	echo "$output"
 	[ "$status" -eq 2 ]
