@@ -8,7 +8,7 @@
 
 ## RUNTIME: podman, or native (the same scripts on the host) [podman]
 RUNTIME    ?= podman
-## VARIANTS: variants to build/boot, space separated [all configs/*.variant]
+## VARIANTS: variants to build/boot, space separated [the default set (scripts/variant list); make check: its quick set]
 VARIANTS   ?=
 ## JOBS: container-build: kernels built at the same time; make, matrix: boots at the same time [1]
 JOBS       ?= 1

@@ -144,7 +144,8 @@ PARAMS = {
                'tiny (tinyconfig + base.config) or debian (Debian\'s config '
                'of the pinned source, package linux-config-*)'),
     'default_set': (_yes_no, 'yes', 'built and booted when VARIANTS is not '
-                    'given (make, make check, CI); no: only when named'),
+                    'given (make, make check CHECK=full, CI jobs); no: only '
+                    'when named'),
     'check_set': (_set, 'quick', 'the make check set that builds and boots '
                   'it when VARIANTS is not given: quick (every make check) '
                   'or full (only make check CHECK=full)'),
@@ -190,7 +191,8 @@ def check_name(name):
 
 def default_names():
     """The variants built and booted when none are named (VARIANTS empty:
-    make, make check, CI): those without `#@ default_set = no`."""
+    make, make check CHECK=full, the CI jobs): those without
+    `#@ default_set = no`."""
     return [n for n in names() if Variant(n).params['default_set']]
 
 

@@ -500,6 +500,13 @@ echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 	run env -u TOP -u CHECK VARIANTS=pristine "$p/scripts/check"
 	[[ "$output" != *"left out"* ]]
 	[[ "$output" == *"build-and-boot VARIANTS=[pristine]"* ]]
+	# every variant marked full: an empty quick set is an error, not "all"
+	stub variant '[ "$2 $3" = "--check quick" ] || echo pristine'
+	run env -u TOP -u CHECK -u VARIANTS "$p/scripts/check"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"the quick set is empty: every variant of the default set is marked #@ check_set = full"* ]]
+	[[ "$output" != *"==="* ]]
 	run env -u TOP CHECK=fast "$p/scripts/check"
 	echo "$output"
 	[ "$status" -eq 2 ]
