@@ -79,6 +79,14 @@ def _source(text):
     return text
 
 
+def _icount(text):
+    if text and not re.fullmatch(r'[a-z]+(=[a-z0-9]+)?(,[a-z]+(=[a-z0-9]+)?)*',
+                                 text):
+        raise ValueError('expected QEMU -icount options such as '
+                         'shift=0,sleep=off (one word), not %r' % text)
+    return text
+
+
 def _config_base(text):
     if text not in ('tiny', 'debian'):
         raise ValueError('expected tiny (tinyconfig + base.config) or debian '
@@ -146,6 +154,10 @@ PARAMS = {
     'default_set': (_yes_no, 'yes', 'built and booted when VARIANTS is not '
                     'given (make, make check CHECK=full, CI jobs); no: only '
                     'when named'),
+    'icount': (_icount, '', 'QEMU -icount options (e.g. shift=0,sleep=off): '
+               'the guest clock counts instructions, so benchmark times do '
+               'not depend on the host; boots single-threaded TCG, never '
+               'KVM; empty: off'),
     'check_set': (_set, 'quick', 'the make check set that builds and boots '
                   'it when VARIANTS is not given: quick (every make check) '
                   'or full (only make check CHECK=full)'),

@@ -242,6 +242,31 @@ result() { # VARIANT JQ
 	[[ "$output" == *$'\n5\n40\nsmoke:15 selftest:15\n'* ]]
 }
 
+@test "boot-plan: #@ icount boots single-threaded TCG with -icount, where KVM was picked too, and says why" {
+	sed -i 's/^#@ cmdline = .*/&\n#@ icount = shift=0,sleep=off/' "$CONFIGS/default.variant"
+	VARIANTS=default "$TOP/scripts/build-all"
+	[ "$(jq -r .params.icount "$ARTIFACTS/default/variant.json")" = shift=0,sleep=off ]
+	for accel in tcg kvm; do
+		run "$TOP/scripts/boot-plan" --accel "$accel" qemu "$ARTIFACTS" default
+		[ "$status" -eq 0 ]
+		[ "${lines[1]} ${lines[2]} ${lines[3]} ${lines[4]}" = "-accel tcg,thread=single -icount shift=0,sleep=off" ]
+		[[ "$output" != *kvm* && "$output" != *thread=multi* ]]
+		# KVM's shorter timeouts are not applied to an instruction-counted TCG boot
+		run "$TOP/scripts/boot-plan" --accel "$accel" --accel-reason "probed" harness "$ARTIFACTS" default /x.log smoke
+		[[ "$output" == *$'\n--accel\ntcg\n--accel-reason\nthe variant counts instructions (#@ icount = shift=0,sleep=off), which KVM cannot; probed\n'* ]]
+		[[ "$output" == *$'\nsmoke:5\n'* ]]
+	done
+	# without it: the probed accelerator, multi-threaded TCG
+	[ "$("$TOP/scripts/boot-plan" --accel tcg qemu "$ARTIFACTS" crash | sed -n 2,3p | tr '\n' ' ')" = "-accel tcg,thread=multi " ]
+}
+
+@test "variant: a malformed #@ icount is refused with the line named" {
+	sed -i 's/^#@ cmdline = .*/&\n#@ icount = shift=0 sleep=off/' "$CONFIGS/default.variant"
+	run "$TOP/scripts/variant" get default icount
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"default.variant:"*"icount"*"QEMU -icount options"* ]]
+}
+
 @test "test-variant: a guest-test edit is built before the boot, and the manifest stays true" {
 	sed -i 's/ok 1 smoke/ok 1 smoke-edited/' "$GUEST_TESTS/smoke/ok.c"
 	run "$TOP/scripts/test-variant" default

@@ -1,14 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * umcg-bench/switch_bench: context-switch cost of a UMCG server -> worker
- * -> server round trip against a futex wake/wait ping-pong and a pipe
- * ping-pong, in the same guest and run, with both threads pinned to one
- * CPU and spread over two CPUs.  Prints ns per switch and the UMCG/futex
- * ratio as "# metric: name=value" lines.  A benchmark: it passes when every
- * measurement ran to the end; a UMCG measurement that failed (registration,
- * a switch, a worker that did not do all its round trips) fails the test
- * instead of printing a ratio of 0.  UMCG_BENCH_ITERS overrides the round
- * trips per measurement.
+ * umcg-bench/switch_bench: the cost of a UMCG server -> worker -> server
+ * round trip against a futex wake/wait ping-pong and a pipe ping-pong, in
+ * the same guest and run, in four cases:
+ *
+ *   1cpu     server and worker pinned to one CPU;
+ *   2cpu     server and worker pinned to two different CPUs (every wakeup
+ *            crosses CPUs, whatever the mechanism);
+ *   shared   both free to run on every CPU the test may use: the case the
+ *            FUTEX_SWAP posting targeted.  A futex wakeup may put the
+ *            wakee on another, idle CPU; UMCG wakes it on the waker's;
+ *   shared8  one server and 8 workers, all free to run everywhere, the
+ *            server running them round-robin (futex and pipe: one word or
+ *            pipe pair per worker, woken in the same order).
+ *
+ * Each mechanism runs UMCG_BENCH_REPS times (default 5) per case, the
+ * mechanisms interleaved so that a drift in the machine's speed hits all
+ * of them alike, after one shorter warm-up run each.  Prints, as
+ * "# metric: name=value" lines, the median ns per switch of each mechanism
+ * with its spread ((max - min) / median, in per cent) and the UMCG/futex
+ * and UMCG/pipe ratios: the median of the per-repetition ratios, with
+ * their smallest and largest.  A benchmark: it asserts nothing about
+ * speed.  It passes when every measurement ran to the end; a UMCG
+ * measurement that failed (registration, a switch, a worker that did not
+ * do all its round trips) fails the test instead of printing a ratio.
+ * UMCG_BENCH_ITERS sets the round trips per measurement (default 5000,
+ * rounded down to a multiple of the number of workers).
  */
 #define _GNU_SOURCE
 #include <linux/futex.h>
@@ -16,27 +33,53 @@
 
 #include "../umcg/umcg_test.h"
 
-static long iters = 20000;
+#define MAX_WORKERS	8
+#define MAX_REPS	15
 
-struct pair {
-	int		cpu_a, cpu_b;
-	uint32_t	word;
-	int		p1[2], p2[2];
+enum placement { ONE_CPU, TWO_CPUS, SHARED };
+
+/* One futex word per worker, each on its own cache line. */
+struct word {
+	uint32_t	v;
+} __attribute__((aligned(64)));
+
+struct bench {
+	enum placement	where;
+	int		nw;		/* workers */
+	long		per;		/* round trips per worker */
+	int		ready;		/* workers that set themselves up */
+	struct word	word[MAX_WORKERS];
+	int		p1[MAX_WORKERS][2], p2[MAX_WORKERS][2];
+	pthread_t	t[MAX_WORKERS];
 	/* UMCG */
 	struct umcg_group	g;
 	struct umcg_server	s;
-	struct umcg_worker	w;
-	int			w_err;		/* worker: registration errno */
-	long			w_yields;	/* worker: yields that returned */
+	struct umcg_worker	w[MAX_WORKERS];
+	int			w_err;		/* a worker's registration errno */
+	long			w_yields[MAX_WORKERS];
 };
 
-static void pin(int cpu)
+struct warg {
+	struct bench	*b;
+	int		i;
+};
+
+static long iters = 5000;
+static int reps = 5;
+/* The CPUs the test may use, as it started: "shared" spreads over them. */
+static cpu_set_t all_cpus;
+
+static int place(struct bench *b, bool server)
 {
 	cpu_set_t set;
+	int cpu;
 
+	if (b->where == SHARED)
+		return sched_setaffinity(0, sizeof(all_cpus), &all_cpus);
 	CPU_ZERO(&set);
+	cpu = b->where == TWO_CPUS && !server ? 1 : 0;
 	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
+	return sched_setaffinity(0, sizeof(set), &set);
 }
 
 static long futex(uint32_t *uaddr, int op, uint32_t val)
@@ -44,216 +87,469 @@ static long futex(uint32_t *uaddr, int op, uint32_t val)
 	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
 }
 
-/* futex: A sets 1 and wakes, B sets 0 and wakes: two switches a round. */
-static void *futex_b(void *arg)
+static void wait_ready(struct bench *b)
 {
-	struct pair *p = arg;
-	long i;
+	while (__atomic_load_n(&b->ready, __ATOMIC_ACQUIRE) < b->nw)
+		sched_yield();
+}
 
-	pin(p->cpu_b);
-	for (i = 0; i < iters; i++) {
-		while (__atomic_load_n(&p->word, __ATOMIC_ACQUIRE) == 0)
-			futex(&p->word, FUTEX_WAIT_PRIVATE, 0);
-		__atomic_store_n(&p->word, 0, __ATOMIC_RELEASE);
-		futex(&p->word, FUTEX_WAKE_PRIVATE, 1);
+/* futex: the server sets 1 and wakes, worker i sets 0 and wakes. */
+static void *futex_worker(void *arg)
+{
+	struct warg *a = arg;
+	struct bench *b = a->b;
+	uint32_t *word = &b->word[a->i].v;
+	long k;
+
+	place(b, false);
+	__atomic_add_fetch(&b->ready, 1, __ATOMIC_RELEASE);
+	for (k = 0; k < b->per; k++) {
+		while (__atomic_load_n(word, __ATOMIC_ACQUIRE) == 0)
+			futex(word, FUTEX_WAIT_PRIVATE, 0);
+		__atomic_store_n(word, 0, __ATOMIC_RELEASE);
+		futex(word, FUTEX_WAKE_PRIVATE, 1);
 	}
 	return NULL;
 }
 
-static uint64_t run_futex(struct pair *p)
+static void *pipe_worker(void *arg)
 {
-	pthread_t t;
-	uint64_t t0;
-	long i;
-
-	p->word = 0;
-	pin(p->cpu_a);
-	pthread_create(&t, NULL, futex_b, p);
-	t0 = umcg_now_ns(CLOCK_MONOTONIC);
-	for (i = 0; i < iters; i++) {
-		__atomic_store_n(&p->word, 1, __ATOMIC_RELEASE);
-		futex(&p->word, FUTEX_WAKE_PRIVATE, 1);
-		while (__atomic_load_n(&p->word, __ATOMIC_ACQUIRE) == 1)
-			futex(&p->word, FUTEX_WAIT_PRIVATE, 1);
-	}
-	t0 = umcg_now_ns(CLOCK_MONOTONIC) - t0;
-	pthread_join(t, NULL);
-	return t0;
-}
-
-static void *pipe_b(void *arg)
-{
-	struct pair *p = arg;
+	struct warg *a = arg;
+	struct bench *b = a->b;
 	char c;
-	long i;
+	long k;
 
-	pin(p->cpu_b);
-	for (i = 0; i < iters; i++) {
-		if (read(p->p1[0], &c, 1) != 1 || write(p->p2[1], &c, 1) != 1)
+	place(b, false);
+	__atomic_add_fetch(&b->ready, 1, __ATOMIC_RELEASE);
+	for (k = 0; k < b->per; k++) {
+		if (read(b->p1[a->i][0], &c, 1) != 1 ||
+		    write(b->p2[a->i][1], &c, 1) != 1)
 			break;
 	}
 	return NULL;
 }
 
-static uint64_t run_pipe(struct pair *p)
+/* UMCG: each worker yields back to its server every time it is run. */
+static void *umcg_worker(void *arg)
 {
-	pthread_t t;
-	uint64_t t0;
-	char c = 'x';
-	long i;
-
-	if (pipe(p->p1) || pipe(p->p2))
-		return 0;
-	pin(p->cpu_a);
-	pthread_create(&t, NULL, pipe_b, p);
-	t0 = umcg_now_ns(CLOCK_MONOTONIC);
-	for (i = 0; i < iters; i++) {
-		if (write(p->p1[1], &c, 1) != 1 || read(p->p2[0], &c, 1) != 1)
-			break;
-	}
-	t0 = umcg_now_ns(CLOCK_MONOTONIC) - t0;
-	pthread_join(t, NULL);
-	close(p->p1[0]);
-	close(p->p1[1]);
-	close(p->p2[0]);
-	close(p->p2[1]);
-	return t0;
-}
-
-/* UMCG: the worker yields back to its server every time it is run. */
-static void *umcg_worker_fn(void *arg)
-{
-	struct pair *p = arg;
-	long i;
+	struct warg *a = arg;
+	struct bench *b = a->b;
+	struct umcg_worker *w = &b->w[a->i];
+	long k;
 	int ret;
 
-	pin(p->cpu_b);
-	ret = umcg_worker_register(&p->w, &p->g, NULL);
+	place(b, false);
+	ret = umcg_worker_register(w, &b->g, NULL);
 	if (ret) {
-		p->w_err = -ret;
+		__atomic_store_n(&b->w_err, -ret, __ATOMIC_RELEASE);
 		return NULL;
 	}
-	for (i = 0; i < iters; i++) {
-		if (umcg_worker_yield(&p->w))
+	for (k = 0; k < b->per; k++) {
+		if (umcg_worker_yield(w))
 			break;
-		p->w_yields++;
+		b->w_yields[a->i]++;
 	}
-	umcg_worker_unregister(&p->w, &p->g);
+	umcg_worker_unregister(w, &b->g);
 	return NULL;
+}
+
+static int start_workers(struct bench *b, struct warg *args,
+			 void *(*fn)(void *))
+{
+	int i;
+
+	b->ready = 0;
+	for (i = 0; i < b->nw; i++) {
+		args[i].b = b;
+		args[i].i = i;
+		if (pthread_create(&b->t[i], NULL, fn, &args[i]))
+			return -EAGAIN;
+	}
+	return 0;
+}
+
+static void join_workers(struct bench *b)
+{
+	int i;
+
+	for (i = 0; i < b->nw; i++)
+		pthread_join(b->t[i], NULL);
 }
 
 /*
- * One UMCG measurement: iters server -> worker -> server round trips.
- * Returns 0 with the time in *@ns, or a negative errno with @why set.
+ * One measurement of @rounds round trips (a multiple of b->nw), the server
+ * visiting the workers in turn.  Returns 0 with the time in *@ns, or a
+ * negative errno with @why set.  After a failure the workers are not
+ * joined: the test fails and its process exits, which ends them.
  */
-static int run_umcg(struct pair *p, uint64_t *ns, const char **why)
+static int run_futex(struct bench *b, long rounds, uint64_t *ns,
+		     const char **why)
 {
-	struct umcg_worker *w = NULL;
-	pthread_t t;
-	uint64_t t0 = 0;
-	long i;
-	int ret;
+	struct warg args[MAX_WORKERS];
+	uint64_t t0;
+	long r;
 
-	pin(p->cpu_a);
-	memset(&p->g, 0, sizeof(p->g));
-	umcg_group_init(&p->g);
-	p->w_err = 0;
-	p->w_yields = 0;
-	ret = umcg_server_register(&p->s, &p->g);
+	memset(b->word, 0, sizeof(b->word));
+	b->per = rounds / b->nw;
+	if (place(b, true)) {
+		*why = "sched_setaffinity";
+		return -errno;
+	}
+	if (start_workers(b, args, futex_worker)) {
+		*why = "pthread_create";
+		return -EAGAIN;
+	}
+	wait_ready(b);
+	t0 = umcg_now_ns(CLOCK_MONOTONIC);
+	for (r = 0; r < rounds; r++) {
+		uint32_t *word = &b->word[r % b->nw].v;
+
+		__atomic_store_n(word, 1, __ATOMIC_RELEASE);
+		futex(word, FUTEX_WAKE_PRIVATE, 1);
+		while (__atomic_load_n(word, __ATOMIC_ACQUIRE) == 1)
+			futex(word, FUTEX_WAIT_PRIVATE, 1);
+	}
+	*ns = umcg_now_ns(CLOCK_MONOTONIC) - t0;
+	join_workers(b);
+	return 0;
+}
+
+static void close_pipes(struct bench *b, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		close(b->p1[i][0]);
+		close(b->p1[i][1]);
+		close(b->p2[i][0]);
+		close(b->p2[i][1]);
+	}
+}
+
+static int run_pipe(struct bench *b, long rounds, uint64_t *ns,
+		    const char **why)
+{
+	struct warg args[MAX_WORKERS];
+	uint64_t t0;
+	char c = 'x';
+	long r;
+	int i;
+
+	b->per = rounds / b->nw;
+	for (i = 0; i < b->nw; i++) {
+		if (pipe(b->p1[i]))
+			goto fail;
+		if (pipe(b->p2[i])) {
+			close(b->p1[i][0]);
+			close(b->p1[i][1]);
+			goto fail;
+		}
+	}
+	if (place(b, true)) {
+		*why = "sched_setaffinity";
+		return -errno;
+	}
+	if (start_workers(b, args, pipe_worker)) {
+		*why = "pthread_create";
+		return -EAGAIN;
+	}
+	wait_ready(b);
+	t0 = umcg_now_ns(CLOCK_MONOTONIC);
+	for (r = 0; r < rounds; r++) {
+		i = r % b->nw;
+		if (write(b->p1[i][1], &c, 1) != 1 ||
+		    read(b->p2[i][0], &c, 1) != 1) {
+			*why = "a pipe round trip";
+			return -EIO;
+		}
+	}
+	*ns = umcg_now_ns(CLOCK_MONOTONIC) - t0;
+	join_workers(b);
+	close_pipes(b, b->nw);
+	return 0;
+fail:
+	close_pipes(b, i);
+	*why = "pipe";
+	return -errno;
+}
+
+/*
+ * Take every worker off the group's idle list into the server's queue, in
+ * the order they registered.  Returns how many were found.
+ */
+static int collect_idle(struct bench *b)
+{
+	struct umcg_worker *w, *list = NULL;
+	int n = 0;
+
+	/* The kernel pushes: the list is newest first.  Reverse it. */
+	for (w = umcg_take_idle(&b->g); w; ) {
+		struct umcg_worker *next = umcg_idle_next(w);
+
+		w->next = list;
+		list = w;
+		w = next;
+	}
+	while (list) {
+		w = list;
+		list = w->next;
+		umcg_rq_push(&b->s, w);
+		n++;
+	}
+	return n;
+}
+
+static int run_umcg(struct bench *b, long rounds, uint64_t *ns,
+		    const char **why)
+{
+	struct warg args[MAX_WORKERS];
+	struct umcg_worker *w;
+	long r, yields = 0;
+	uint64_t t0 = 0;
+	int i, n = 0, ret;
+
+	umcg_group_init(&b->g);
+	b->w_err = 0;
+	memset(b->w_yields, 0, sizeof(b->w_yields));
+	b->per = rounds / b->nw;
+	if (place(b, true)) {
+		*why = "sched_setaffinity";
+		return -errno;
+	}
+	ret = umcg_server_register(&b->s, &b->g);
 	if (ret) {
 		*why = "server registration";
 		return ret;
 	}
-	if (pthread_create(&t, NULL, umcg_worker_fn, p)) {
-		umcg_unregister();
+	if (start_workers(b, args, umcg_worker)) {
 		*why = "pthread_create";
 		return -EAGAIN;
 	}
-	for (i = 0; i < 20000 && !(w = umcg_take_idle(&p->g)) && !p->w_err; i++)
-		usleep(1000);
-	if (!w) {
-		pthread_join(t, NULL);
-		umcg_unregister();
-		*why = "worker registration";
-		return p->w_err ? -p->w_err : -ETIMEDOUT;
+	for (i = 0; i < 20000 && n < b->nw &&
+	     !__atomic_load_n(&b->w_err, __ATOMIC_ACQUIRE); i++) {
+		n += collect_idle(b);
+		if (n < b->nw)
+			usleep(1000);
 	}
+	if (n < b->nw) {
+		*why = "worker registration";
+		return b->w_err ? -b->w_err : -ETIMEDOUT;
+	}
+	/*
+	 * @rounds round trips, then one more run of each worker, in which it
+	 * unregisters (and is not queued again).
+	 */
 	t0 = umcg_now_ns(CLOCK_MONOTONIC);
-	/* iters round trips, then one more run in which it unregisters */
-	for (i = 0; i <= iters; i++) {
-		if (i == iters)
+	for (r = 0; ; r++) {
+		if (r == rounds)
 			*ns = umcg_now_ns(CLOCK_MONOTONIC) - t0;
+		w = umcg_rq_pop(&b->s);
+		if (!w)
+			break;
 		do {
-			ret = umcg_run_worker(&p->s, w, 0);
+			ret = umcg_run_worker(&b->s, w, 0);
 		} while (ret == -EINTR);
 		if (ret) {
 			*why = "server -> worker switch";
-			break;
+			return ret;
 		}
-		while (!umcg_server_settle(&p->s))
-			umcg_server_wait_current(&p->s, 0);
-		w = umcg_rq_pop(&p->s);
-		if (!w && i < iters) {
-			*why = "the worker did not come back";
-			ret = -EPROTO;
-			break;
-		}
+		while (!umcg_server_settle(&b->s))
+			umcg_server_wait_current(&b->s, 0);
 	}
-	if (ret) {
-		/* let a worker still waiting for a server go */
-		if (w && umcg_task_state(&w->task) != UMCG_TASK_NONE)
-			umcg_run_worker(&p->s, w, umcg_deadline(1000000000ULL));
+	if (r < rounds + b->nw) {
+		*why = "a worker did not come back";
+		return -EPROTO;
 	}
-	pthread_join(t, NULL);
+	join_workers(b);
 	umcg_unregister();
-	if (!ret && p->w_yields != iters) {
-		*why = "the worker's yields failed";
-		ret = -EPROTO;
+	for (i = 0; i < b->nw; i++)
+		yields += b->w_yields[i];
+	if (yields != rounds) {
+		*why = "the workers' yields failed";
+		return -EPROTO;
 	}
-	return ret;
+	return 0;
 }
 
-static double ns_per_switch(uint64_t total)
+typedef int (*runner)(struct bench *b, long rounds, uint64_t *ns,
+		      const char **why);
+
+static const struct mech {
+	const char	*name;
+	runner		run;
+	bool		umcg;
+} mechs[] = {
+	{ "futex", run_futex, false },
+	{ "pipe", run_pipe, false },
+	{ "umcg", run_umcg, true },
+};
+
+#define NR_MECHS	(sizeof(mechs) / sizeof(mechs[0]))
+
+static int cmp_double(const void *a, const void *b)
 {
-	return (double)total / (2.0 * iters);
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
 }
 
-static void measure(struct __test_metadata *_metadata, int cpu_a, int cpu_b,
-		    const char *tag, bool umcg)
+struct stat {
+	double	median, min, max;
+};
+
+static struct stat stat_of(const double *v, int n)
 {
-	struct pair *p = umcg_test_zalloc(sizeof(*p));
-	double f, pp, u = 0;
+	double s[MAX_REPS];
+	struct stat st;
 
-	ASSERT_NE(NULL, p);
-	p->cpu_a = cpu_a;
-	p->cpu_b = cpu_b;
+	memcpy(s, v, n * sizeof(*v));
+	qsort(s, n, sizeof(*s), cmp_double);
+	st.median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	st.min = s[0];
+	st.max = s[n - 1];
+	return st;
+}
 
-	/* warm up, then measure each mechanism */
-	run_futex(p);
-	f = ns_per_switch(run_futex(p));
-	pp = ns_per_switch(run_pipe(p));
-	ksft_print_msg("metric: futex_%s_ns_per_switch=%.0f\n", tag, f);
-	ksft_print_msg("metric: pipe_%s_ns_per_switch=%.0f\n", tag, pp);
+static double spread_pct(struct stat st)
+{
+	return st.median > 0 ? 100.0 * (st.max - st.min) / st.median : 0;
+}
+
+static void measure(struct __test_metadata *_metadata, const char *tag,
+		    enum placement where, int nw, bool umcg)
+{
+	struct bench *b = umcg_test_zalloc(sizeof(*b));
+	double v[NR_MECHS][MAX_REPS], ratio[2][MAX_REPS];
+	struct stat st[NR_MECHS], rs[2];
+	long rounds = iters / nw * nw;
+	long warm = rounds / 4 / nw * nw;
+	unsigned int m;
+	int k;
+
+	ASSERT_NE(NULL, b);
+	ASSERT_LT(0, warm) TH_LOG("UMCG_BENCH_ITERS=%ld is too small for %d workers",
+				  iters, nw);
+	b->where = where;
+	b->nw = nw;
+	for (k = -1; k < reps; k++) {
+		for (m = 0; m < NR_MECHS; m++) {
+			const char *why = "";
+			uint64_t ns = 0;
+			int ret;
+
+			if (mechs[m].umcg && !umcg)
+				continue;
+			/* k == -1: the warm-up run, not counted */
+			ret = mechs[m].run(b, k < 0 ? warm : rounds, &ns, &why);
+			ASSERT_EQ(0, ret) TH_LOG("%s %s %s failed: %s: %s",
+						 mechs[m].name, tag,
+						 k < 0 ? "warm-up" : "measurement",
+						 why, strerror(-ret));
+			ASSERT_LT(0, ns);
+			if (k >= 0)
+				v[m][k] = (double)ns / (2.0 * rounds);
+		}
+		if (k >= 0 && umcg) {
+			ratio[0][k] = v[2][k] / v[0][k];
+			ratio[1][k] = v[2][k] / v[1][k];
+		}
+	}
+	for (m = 0; m < NR_MECHS; m++) {
+		if (mechs[m].umcg && !umcg)
+			continue;
+		st[m] = stat_of(v[m], reps);
+		ksft_print_msg("metric: %s_%s_ns_per_switch=%.0f\n",
+			       mechs[m].name, tag, st[m].median);
+		ksft_print_msg("metric: %s_%s_spread_pct=%.1f\n",
+			       mechs[m].name, tag, spread_pct(st[m]));
+	}
 	if (umcg) {
-		const char *why = "";
-		uint64_t ns = 0;
-		int ret;
-
-		/* warm-up and measurement: either failing fails the test */
-		ret = run_umcg(p, &ns, &why);
-		ASSERT_EQ(0, ret) TH_LOG("UMCG %s warm-up failed: %s: %s", tag,
-					 why, strerror(-ret));
-		ret = run_umcg(p, &ns, &why);
-		ASSERT_EQ(0, ret) TH_LOG("UMCG %s measurement failed: %s: %s",
-					 tag, why, strerror(-ret));
-		ASSERT_LT(0, ns);
-		ASSERT_LT(0, f);
-		u = ns_per_switch(ns);
-		ksft_print_msg("metric: umcg_%s_ns_per_switch=%.0f\n", tag, u);
-		ksft_print_msg("metric: umcg_futex_ratio_%s=%.3f\n", tag, u / f);
-		ksft_print_msg("metric: umcg_pipe_ratio_%s=%.3f\n", tag,
-			       pp > 0 ? u / pp : 0);
+		rs[0] = stat_of(ratio[0], reps);
+		rs[1] = stat_of(ratio[1], reps);
+		ksft_print_msg("metric: umcg_futex_ratio_%s=%.3f\n", tag, rs[0].median);
+		ksft_print_msg("metric: umcg_futex_ratio_%s_min=%.3f\n", tag, rs[0].min);
+		ksft_print_msg("metric: umcg_futex_ratio_%s_max=%.3f\n", tag, rs[0].max);
+		ksft_print_msg("metric: umcg_pipe_ratio_%s=%.3f\n", tag, rs[1].median);
+		ksft_print_msg("%s: ns per switch, median [min-max] of %d: futex %.0f [%.0f-%.0f], pipe %.0f [%.0f-%.0f], umcg %.0f [%.0f-%.0f]; umcg/futex %.3f [%.3f-%.3f]\n",
+			       tag, reps, st[0].median, st[0].min, st[0].max,
+			       st[1].median, st[1].min, st[1].max,
+			       st[2].median, st[2].min, st[2].max,
+			       rs[0].median, rs[0].min, rs[0].max);
 	}
-	munmap(p, sizeof(*p));
+	munmap(b, sizeof(*b));
+}
+
+/*
+ * What the parts of a switch cost, one CPU: the mean ns of @n calls of
+ * @fn.  Under -icount (variant bench-icount) an ns is an instruction, so
+ * these split a round trip's instructions into the system call itself
+ * (getppid), the UMCG lookup of next_tid without a wakeup (WAKE_ONLY to a
+ * task that is not waiting), a futex wake that finds nobody, and a
+ * schedule() that finds nothing else to run (sched_yield).  Whatever a
+ * switch costs beyond those is the wakeup and the context switch, the part
+ * a fused switch in the scheduler could shorten.
+ */
+static double ns_per_call(long (*fn)(void *), void *arg, long n)
+{
+	uint64_t t0;
+	long i;
+
+	for (i = 0; i < n / 10; i++)	/* warm-up */
+		fn(arg);
+	t0 = umcg_now_ns(CLOCK_MONOTONIC);
+	for (i = 0; i < n; i++)
+		fn(arg);
+	return (double)(umcg_now_ns(CLOCK_MONOTONIC) - t0) / n;
+}
+
+static long call_getppid(void *arg)
+{
+	(void)arg;
+	return syscall(SYS_getppid);
+}
+
+static long call_sched_yield(void *arg)
+{
+	(void)arg;
+	return sched_yield();
+}
+
+static long call_futex_wake(void *arg)
+{
+	return futex(arg, FUTEX_WAKE_PRIVATE, 1);
+}
+
+static long call_umcg_wake_only(void *arg)
+{
+	(void)arg;
+	return umcg_wait(UMCG_WAIT_WAKE_ONLY | UMCG_WAIT_WF_CURRENT_CPU, 0);
+}
+
+static void parts(struct __test_metadata *_metadata, bool umcg)
+{
+	struct bench *b = umcg_test_zalloc(sizeof(*b));
+	long n = iters * 2;
+
+	ASSERT_NE(NULL, b);
+	b->where = ONE_CPU;
+	ASSERT_EQ(0, place(b, true));
+	ksft_print_msg("metric: part_syscall_ns=%.0f\n",
+		       ns_per_call(call_getppid, NULL, n));
+	ksft_print_msg("metric: part_sched_yield_alone_ns=%.0f\n",
+		       ns_per_call(call_sched_yield, NULL, n));
+	ksft_print_msg("metric: part_futex_wake_nobody_ns=%.0f\n",
+		       ns_per_call(call_futex_wake, &b->word[0].v, n));
+	if (umcg) {
+		ASSERT_EQ(0, umcg_server_register(&b->s, &b->g));
+		/* next_tid is this server, which is not waiting: no wakeup */
+		b->s.task.next_tid = b->s.tid;
+		ASSERT_EQ(0, call_umcg_wake_only(NULL))
+			TH_LOG("umcg_wait(WAKE_ONLY) to itself: %s", strerror(errno));
+		ksft_print_msg("metric: part_umcg_lookup_nowake_ns=%.0f\n",
+			       ns_per_call(call_umcg_wake_only, NULL, n));
+		ASSERT_EQ(0, umcg_unregister());
+	}
+	munmap(b, sizeof(*b));
 }
 
 FIXTURE(bench) {
@@ -273,20 +569,33 @@ TEST_F_TIMEOUT(bench, switch_latency, 550)
 {
 	const char *env = getenv("UMCG_BENCH_ITERS");
 	bool umcg = umcg_supported();
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	long ncpu;
 
 	if (env && atol(env) > 0)
 		iters = atol(env);
+	env = getenv("UMCG_BENCH_REPS");
+	if (env && atoi(env) > 0)
+		reps = atoi(env) < MAX_REPS ? atoi(env) : MAX_REPS;
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(all_cpus), &all_cpus));
+	ncpu = CPU_COUNT(&all_cpus);
 	ksft_print_msg("metric: bench_round_trips=%ld\n", iters);
+	ksft_print_msg("metric: bench_repetitions=%d\n", reps);
 	ksft_print_msg("metric: online_cpus=%ld\n", ncpu);
 	if (!umcg)
 		TH_LOG("UMCG not available (ENOSYS): futex and pipe only");
 
-	measure(_metadata, 0, 0, "1cpu", umcg);
-	if (ncpu >= 2)
-		measure(_metadata, 0, 1, "2cpu", umcg);
+	parts(_metadata, umcg);
+	measure(_metadata, "1cpu", ONE_CPU, 1, umcg);
+	if (ncpu >= 2 && CPU_ISSET(0, &all_cpus) && CPU_ISSET(1, &all_cpus))
+		measure(_metadata, "2cpu", TWO_CPUS, 1, umcg);
 	else
-		TH_LOG("one CPU online: no cross-CPU measurement");
+		TH_LOG("CPUs 0 and 1 not both usable: no 2cpu case");
+	if (ncpu >= 2) {
+		measure(_metadata, "shared", SHARED, 1, umcg);
+		measure(_metadata, "shared8", SHARED, MAX_WORKERS, umcg);
+	} else {
+		TH_LOG("one CPU usable: no shared cases");
+	}
 	if (!umcg)
 		SKIP(return, "CONFIG_UMCG not set: UMCG part not measured");
 }
