@@ -107,6 +107,10 @@ tree() { readlink -f "$BUILD/linux"; }
 	run ! grep -q '^-- $' "$PATCHES/0001-foo-return-five.patch"
 	grep -q '^From 0000000000000000000000000000000000000000' "$PATCHES/0001-foo-return-five.patch"
 	sum=$(cat "$PATCHES"/*.patch | sha256sum)
+	# Also where git abbreviates object names differently (its automatic
+	# length grows with the objects in the tree's repository): the index
+	# lines went from 7 to 9 digits in a long-used tree.
+	git -C "$(tree)" config core.abbrev 12
 	"$TOP/scripts/patches-export"
 	[ "$(cat "$PATCHES"/*.patch | sha256sum)" = "$sum" ]
 	# The tree now matches the series: nothing is re-applied.
