@@ -168,6 +168,26 @@ static int start_workers(struct bench *b, struct warg *args,
 	return 0;
 }
 
+/*
+ * What every measurement does first: @rounds split over the workers, the
+ * server placed, the workers started with @fn.  0, or a negative errno
+ * with @why set.
+ */
+static int setup(struct bench *b, long rounds, struct warg *args,
+		 void *(*fn)(void *), const char **why)
+{
+	b->per = rounds / b->nw;
+	if (place(b, true)) {
+		*why = "sched_setaffinity";
+		return -errno;
+	}
+	if (start_workers(b, args, fn)) {
+		*why = "pthread_create";
+		return -EAGAIN;
+	}
+	return 0;
+}
+
 static void join_workers(struct bench *b)
 {
 	int i;
@@ -188,17 +208,12 @@ static int run_futex(struct bench *b, long rounds, uint64_t *ns,
 	struct warg args[MAX_WORKERS];
 	uint64_t t0;
 	long r;
+	int ret;
 
 	memset(b->word, 0, sizeof(b->word));
-	b->per = rounds / b->nw;
-	if (place(b, true)) {
-		*why = "sched_setaffinity";
-		return -errno;
-	}
-	if (start_workers(b, args, futex_worker)) {
-		*why = "pthread_create";
-		return -EAGAIN;
-	}
+	ret = setup(b, rounds, args, futex_worker, why);
+	if (ret)
+		return ret;
 	wait_ready(b);
 	t0 = umcg_now_ns(CLOCK_MONOTONIC);
 	for (r = 0; r < rounds; r++) {
@@ -233,9 +248,8 @@ static int run_pipe(struct bench *b, long rounds, uint64_t *ns,
 	uint64_t t0;
 	char c = 'x';
 	long r;
-	int i;
+	int i, ret;
 
-	b->per = rounds / b->nw;
 	for (i = 0; i < b->nw; i++) {
 		if (pipe(b->p1[i]))
 			goto fail;
@@ -245,14 +259,9 @@ static int run_pipe(struct bench *b, long rounds, uint64_t *ns,
 			goto fail;
 		}
 	}
-	if (place(b, true)) {
-		*why = "sched_setaffinity";
-		return -errno;
-	}
-	if (start_workers(b, args, pipe_worker)) {
-		*why = "pthread_create";
-		return -EAGAIN;
-	}
+	ret = setup(b, rounds, args, pipe_worker, why);
+	if (ret)
+		return ret;
 	wait_ready(b);
 	t0 = umcg_now_ns(CLOCK_MONOTONIC);
 	for (r = 0; r < rounds; r++) {
@@ -311,20 +320,14 @@ static int run_umcg(struct bench *b, long rounds, uint64_t *ns,
 	umcg_group_init(&b->g);
 	b->w_err = 0;
 	memset(b->w_yields, 0, sizeof(b->w_yields));
-	b->per = rounds / b->nw;
-	if (place(b, true)) {
-		*why = "sched_setaffinity";
-		return -errno;
-	}
 	ret = umcg_server_register(&b->s, &b->g);
 	if (ret) {
 		*why = "server registration";
 		return ret;
 	}
-	if (start_workers(b, args, umcg_worker)) {
-		*why = "pthread_create";
-		return -EAGAIN;
-	}
+	ret = setup(b, rounds, args, umcg_worker, why);
+	if (ret)
+		return ret;
 	for (i = 0; i < 20000 && n < b->nw &&
 	     !__atomic_load_n(&b->w_err, __ATOMIC_ACQUIRE); i++) {
 		n += collect_idle(b);
@@ -374,17 +377,16 @@ static int run_umcg(struct bench *b, long rounds, uint64_t *ns,
 typedef int (*runner)(struct bench *b, long rounds, uint64_t *ns,
 		      const char **why);
 
+enum { FUTEX, PIPE, UMCG, NR_MECHS };
+
 static const struct mech {
 	const char	*name;
 	runner		run;
-	bool		umcg;
-} mechs[] = {
-	{ "futex", run_futex, false },
-	{ "pipe", run_pipe, false },
-	{ "umcg", run_umcg, true },
+} mechs[NR_MECHS] = {
+	[FUTEX]	= { "futex", run_futex },
+	[PIPE]	= { "pipe", run_pipe },
+	[UMCG]	= { "umcg", run_umcg },
 };
-
-#define NR_MECHS	(sizeof(mechs) / sizeof(mechs[0]))
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -393,14 +395,14 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-struct stat {
+struct summary {
 	double	median, min, max;
 };
 
-static struct stat stat_of(const double *v, int n)
+static struct summary summary_of(const double *v, int n)
 {
 	double s[MAX_REPS];
-	struct stat st;
+	struct summary st;
 
 	memcpy(s, v, n * sizeof(*v));
 	qsort(s, n, sizeof(*s), cmp_double);
@@ -410,7 +412,7 @@ static struct stat stat_of(const double *v, int n)
 	return st;
 }
 
-static double spread_pct(struct stat st)
+static double spread_pct(struct summary st)
 {
 	return st.median > 0 ? 100.0 * (st.max - st.min) / st.median : 0;
 }
@@ -420,11 +422,10 @@ static void measure(struct __test_metadata *_metadata, const char *tag,
 {
 	struct bench *b = umcg_test_zalloc(sizeof(*b));
 	double v[NR_MECHS][MAX_REPS], ratio[2][MAX_REPS];
-	struct stat st[NR_MECHS], rs[2];
+	struct summary st[NR_MECHS], rs[2];
 	long rounds = iters / nw * nw;
 	long warm = rounds / 4 / nw * nw;
-	unsigned int m;
-	int k;
+	int m, k;
 
 	ASSERT_NE(NULL, b);
 	ASSERT_LT(0, warm) TH_LOG("UMCG_BENCH_ITERS=%ld is too small for %d workers",
@@ -437,7 +438,7 @@ static void measure(struct __test_metadata *_metadata, const char *tag,
 			uint64_t ns = 0;
 			int ret;
 
-			if (mechs[m].umcg && !umcg)
+			if (m == UMCG && !umcg)
 				continue;
 			/* k == -1: the warm-up run, not counted */
 			ret = mechs[m].run(b, k < 0 ? warm : rounds, &ns, &why);
@@ -450,30 +451,30 @@ static void measure(struct __test_metadata *_metadata, const char *tag,
 				v[m][k] = (double)ns / (2.0 * rounds);
 		}
 		if (k >= 0 && umcg) {
-			ratio[0][k] = v[2][k] / v[0][k];
-			ratio[1][k] = v[2][k] / v[1][k];
+			ratio[0][k] = v[UMCG][k] / v[FUTEX][k];
+			ratio[1][k] = v[UMCG][k] / v[PIPE][k];
 		}
 	}
 	for (m = 0; m < NR_MECHS; m++) {
-		if (mechs[m].umcg && !umcg)
+		if (m == UMCG && !umcg)
 			continue;
-		st[m] = stat_of(v[m], reps);
+		st[m] = summary_of(v[m], reps);
 		ksft_print_msg("metric: %s_%s_ns_per_switch=%.0f\n",
 			       mechs[m].name, tag, st[m].median);
 		ksft_print_msg("metric: %s_%s_spread_pct=%.1f\n",
 			       mechs[m].name, tag, spread_pct(st[m]));
 	}
 	if (umcg) {
-		rs[0] = stat_of(ratio[0], reps);
-		rs[1] = stat_of(ratio[1], reps);
+		rs[0] = summary_of(ratio[0], reps);
+		rs[1] = summary_of(ratio[1], reps);
 		ksft_print_msg("metric: umcg_futex_ratio_%s=%.3f\n", tag, rs[0].median);
 		ksft_print_msg("metric: umcg_futex_ratio_%s_min=%.3f\n", tag, rs[0].min);
 		ksft_print_msg("metric: umcg_futex_ratio_%s_max=%.3f\n", tag, rs[0].max);
 		ksft_print_msg("metric: umcg_pipe_ratio_%s=%.3f\n", tag, rs[1].median);
 		ksft_print_msg("%s: ns per switch, median [min-max] of %d: futex %.0f [%.0f-%.0f], pipe %.0f [%.0f-%.0f], umcg %.0f [%.0f-%.0f]; umcg/futex %.3f [%.3f-%.3f]\n",
-			       tag, reps, st[0].median, st[0].min, st[0].max,
-			       st[1].median, st[1].min, st[1].max,
-			       st[2].median, st[2].min, st[2].max,
+			       tag, reps, st[FUTEX].median, st[FUTEX].min, st[FUTEX].max,
+			       st[PIPE].median, st[PIPE].min, st[PIPE].max,
+			       st[UMCG].median, st[UMCG].min, st[UMCG].max,
 			       rs[0].median, rs[0].min, rs[0].max);
 	}
 	munmap(b, sizeof(*b));
