@@ -87,6 +87,12 @@ def _icount(text):
     return text
 
 
+def _tcg_threads(text):
+    if text not in ('multi', 'single'):
+        raise ValueError('expected multi or single, not %r' % text)
+    return text
+
+
 def _config_base(text):
     if text not in ('tiny', 'debian'):
         raise ValueError('expected tiny (tinyconfig + base.config) or debian '
@@ -158,6 +164,11 @@ PARAMS = {
                'the guest clock counts instructions, so benchmark times do '
                'not depend on the host; boots single-threaded TCG, never '
                'KVM; empty: off'),
+    'tcg_threads': (_tcg_threads, 'multi', 'multi (a host thread per vCPU) '
+                    'or single (one TCG thread runs every vCPU in turn: '
+                    'QEMU 7.2 can keep a stale translation of kernel text '
+                    'another vCPU is patching, see README); no effect '
+                    'under KVM'),
     'check_set': (_set, 'quick', 'the make check set that builds and boots '
                   'it when VARIANTS is not given: quick (every make check) '
                   'or full (only make check CHECK=full)'),

@@ -267,6 +267,29 @@ result() { # VARIANT JQ
 	[[ "$output" =~ default\.variant:[0-9]+:.*icount.*"QEMU -icount options" ]]
 }
 
+@test "boot-plan: #@ tcg_threads = single runs every vCPU on one TCG thread and says why; KVM stays KVM" {
+	sed -i 's/^#@ cmdline = .*/&\n#@ tcg_threads = single/' "$CONFIGS/default.variant"
+	VARIANTS=default "$TOP/scripts/build-all"
+	[ "$(jq -r .params.tcg_threads "$ARTIFACTS/default/variant.json")" = single ]
+	run "$TOP/scripts/boot-plan" --accel tcg qemu "$ARTIFACTS" default
+	[ "$status" -eq 0 ]
+	[ "${lines[1]} ${lines[2]} ${lines[3]}" = "-accel tcg,thread=single -no-reboot" ]
+	run "$TOP/scripts/boot-plan" --accel tcg --accel-reason "probed" harness "$ARTIFACTS" default /x.log smoke
+	[[ "$output" == *$'\n--accel\ntcg\n--accel-reason\nprobed; one TCG thread for every vCPU (#@ tcg_threads = single)\n'* ]]
+	# KVM has no TCG threads: the probed accelerator as it is
+	run "$TOP/scripts/boot-plan" --accel kvm qemu "$ARTIFACTS" default
+	[ "${lines[1]} ${lines[2]}" = "-accel kvm" ]
+	# the other variants keep multi-threaded TCG
+	[ "$("$TOP/scripts/boot-plan" --accel tcg qemu "$ARTIFACTS" crash | sed -n 2,3p | tr '\n' ' ')" = "-accel tcg,thread=multi " ]
+}
+
+@test "variant: #@ tcg_threads other than multi or single is refused with the line named" {
+	sed -i 's/^#@ cmdline = .*/&\n#@ tcg_threads = 2/' "$CONFIGS/default.variant"
+	run "$TOP/scripts/variant" get default tcg_threads
+	[ "$status" -ne 0 ]
+	[[ "$output" =~ default\.variant:[0-9]+:.*tcg_threads.*"expected multi or single" ]]
+}
+
 @test "test-variant: a guest-test edit is built before the boot, and the manifest stays true" {
 	sed -i 's/ok 1 smoke/ok 1 smoke-edited/' "$GUEST_TESTS/smoke/ok.c"
 	run "$TOP/scripts/test-variant" default
