@@ -327,6 +327,45 @@ fake_compilers() {
 	grep -q 'smoke/ok.c' "$BATS_TEST_TMPDIR/compiles"
 }
 
+@test "build-initramfs: a kernel-only change keeps the programs (no gcc at all) and writes what names the kernel; the same bytes as a build from nothing" {
+	VARIANTS=default "$TOP/scripts/build-all" >/dev/null 2>&1
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	printf '#!/bin/sh\ncase " $* " in *" --version "*) ;; *) echo "$*" >>%s ;; esac\nexec /usr/bin/gcc "$@"\n' \
+		"$BATS_TEST_TMPDIR/gcc-calls" >"$BATS_TEST_TMPDIR/bin/gcc"
+	chmod +x "$BATS_TEST_TMPDIR/bin/gcc"
+	from_nothing() { # the initramfs of default built with nothing kept
+		rm -rf "$BUILD/initramfs/default.root" "$BUILD/initramfs/default.root.inputs" \
+			"$BUILD/initramfs/default.root.cpio.gz" "$ARTIFACTS/default/.initramfs-inputs"
+		VARIANTS=default "$TOP/scripts/build-all" >/dev/null 2>&1
+		sha256sum <"$ARTIFACTS/default/initramfs.cpio.gz"
+	}
+	# C code only: the archive is the last one, not even repacked
+	echo '/* edited */' >>"$(tree)/kernel/foo.c"
+	git -C "$(tree)" -c user.name=t -c user.email=t@t commit -qam edit
+	"$TOP/scripts/patches-export" 2>/dev/null
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH VARIANTS=default run "$TOP/scripts/build-all"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"initramfs default"*"a new kernel; its programs were kept"*"; the archive too)"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/gcc-calls" ]
+	fast=$(sha256sum <"$ARTIFACTS/default/initramfs.cpio.gz")
+	jq -e --arg s "${fast%% *}" '.initramfs.sha256 == $s' "$ARTIFACTS/default/variant.json"
+	[ "$(from_nothing)" = "$fast" ]
+	# a new release: the guest's expected facts change with it
+	echo 6.12.0-edited >"$(tree)/kernel/release"
+	git -C "$(tree)" add kernel/release
+	git -C "$(tree)" -c user.name=t -c user.email=t@t commit -qm release
+	"$TOP/scripts/patches-export" 2>/dev/null
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH VARIANTS=default run "$TOP/scripts/build-all"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"initramfs default"*"a new kernel; its programs were kept"* ]]
+	[[ "$output" != *"the archive too"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/gcc-calls" ]
+	zcat "$ARTIFACTS/default/initramfs.cpio.gz" | cpio -i --quiet --to-stdout etc/pipeline/expected | grep -qx release=6.12.0-edited
+	fast=$(sha256sum <"$ARTIFACTS/default/initramfs.cpio.gz")
+	[ "$(from_nothing)" = "$fast" ]
+}
+
 # A fake project for bench-build: default and off, the file its edit
 # step changes in the series, and a fake `make` first in PATH that runs
 # the targets as the Makefile does natively (NAME=VALUE arguments the

@@ -61,7 +61,7 @@ all:
 	@mkdir -p $(O)/kernel $(O)/lib
 	@echo '$$(wildcard include/config/FEATURE)' >$(O)/kernel/.foo.o.cmd
 	@echo 'cmd_lib/bar.o := gcc' >$(O)/lib/.bar.o.cmd
-	@echo 6.12.0-fake >$(O)/include/config/kernel.release
+	@cat kernel/release >$(O)/include/config/kernel.release 2>/dev/null || echo 6.12.0-fake >$(O)/include/config/kernel.release
 	@echo 'ffffffff81000000 T _text' >$(O)/System.map
 	@cp $(O)/arch/x86/boot/bzImage $(O)/vmlinux
 headers_install:
