@@ -260,11 +260,16 @@ result() { # VARIANT JQ
 	[ "$("$TOP/scripts/boot-plan" --accel tcg qemu "$ARTIFACTS" crash | sed -n 2,3p | tr '\n' ' ')" = "-accel tcg,thread=multi " ]
 }
 
-@test "variant: a malformed #@ icount is refused with the line named" {
-	sed -i 's/^#@ cmdline = .*/&\n#@ icount = shift=0 sleep=off/' "$CONFIGS/default.variant"
-	run "$TOP/scripts/variant" get default icount
+# `#@ KEY = VALUE` in default.variant is refused, naming the line and KEY.
+param_refused() { # KEY VALUE MESSAGE
+	sed -i "s/^#@ cmdline = .*/&\n#@ $1 = $2/" "$CONFIGS/default.variant"
+	run "$TOP/scripts/variant" get default "$1"
 	[ "$status" -ne 0 ]
-	[[ "$output" =~ default\.variant:[0-9]+:.*icount.*"QEMU -icount options" ]]
+	[[ "$output" =~ default\.variant:[0-9]+:.*$1.*"$3" ]]
+}
+
+@test "variant: a malformed #@ icount is refused with the line named" {
+	param_refused icount 'shift=0 sleep=off' 'QEMU -icount options'
 }
 
 @test "boot-plan: #@ tcg_threads = single runs every vCPU on one TCG thread and says why; KVM stays KVM" {
@@ -284,10 +289,7 @@ result() { # VARIANT JQ
 }
 
 @test "variant: #@ tcg_threads other than multi or single is refused with the line named" {
-	sed -i 's/^#@ cmdline = .*/&\n#@ tcg_threads = 2/' "$CONFIGS/default.variant"
-	run "$TOP/scripts/variant" get default tcg_threads
-	[ "$status" -ne 0 ]
-	[[ "$output" =~ default\.variant:[0-9]+:.*tcg_threads.*"expected multi or single" ]]
+	param_refused tcg_threads 2 'expected multi or single'
 }
 
 @test "test-variant: a guest-test edit is built before the boot, and the manifest stays true" {

@@ -299,40 +299,50 @@ fake_compilers() {
 	[[ "$output" == *"builds done; waiting for the boots; about 1 min left"* ]]
 }
 
-@test "build-initramfs: a new kernel with the same UAPI headers compiles no guest program again" {
-	sed -i '1i #include <linux/fake.h>' "$GUEST_TESTS/smoke/ok.c"
-	VARIANTS=default "$TOP/scripts/build-all" >/dev/null 2>&1
-	prog=$(sha256sum <"$ARTIFACTS/default/guest-tests/smoke/ok")
-	# count the real compiles (gcc -M runs of guest-cc are not compiles)
-	mkdir -p "$BATS_TEST_TMPDIR/bin"
-	printf '#!/bin/sh\ncase " $* " in *" -o "*) echo "$*" >>%s ;; esac\nexec /usr/bin/gcc "$@"\n' \
-		"$BATS_TEST_TMPDIR/compiles" >"$BATS_TEST_TMPDIR/bin/gcc"
-	chmod +x "$BATS_TEST_TMPDIR/bin/gcc"
-	# a patch's C code changed: a new kernel, the same headers
-	echo '/* edited */' >>"$(tree)/kernel/foo.c"
-	git -C "$(tree)" -c user.name=t -c user.email=t@t commit -qam edit
-	"$TOP/scripts/patches-export" 2>/dev/null
-	PATH=$BATS_TEST_TMPDIR/bin:$PATH VARIANTS=default run "$TOP/scripts/build-all"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[[ "$output" == *"kernel default"*ok*"initramfs default"*ok* ]]
-	[ ! -e "$BATS_TEST_TMPDIR/compiles" ]
-	[ "$(sha256sum <"$ARTIFACTS/default/guest-tests/smoke/ok")" = "$prog" ]
-	# a UAPI header changed: every program is compiled again
-	echo '#define FAKE_UAPI_MORE 2' >>"$(tree)/include/uapi/linux/fake.h"
-	git -C "$(tree)" -c user.name=t -c user.email=t@t commit -qam header
-	"$TOP/scripts/patches-export" 2>/dev/null
-	PATH=$BATS_TEST_TMPDIR/bin:$PATH VARIANTS=default run "$TOP/scripts/build-all"
-	[ "$status" -eq 0 ]
-	grep -q 'smoke/ok.c' "$BATS_TEST_TMPDIR/compiles"
-}
-
-@test "build-initramfs: a kernel-only change keeps the programs (no gcc at all) and writes what names the kernel; the same bytes as a build from nothing" {
-	VARIANTS=default "$TOP/scripts/build-all" >/dev/null 2>&1
+# A gcc first in PATH that logs each call but --version to gcc-calls.
+gcc_logger() {
 	mkdir -p "$BATS_TEST_TMPDIR/bin"
 	printf '#!/bin/sh\ncase " $* " in *" --version "*) ;; *) echo "$*" >>%s ;; esac\nexec /usr/bin/gcc "$@"\n' \
 		"$BATS_TEST_TMPDIR/gcc-calls" >"$BATS_TEST_TMPDIR/bin/gcc"
 	chmod +x "$BATS_TEST_TMPDIR/bin/gcc"
+}
+
+# Commit what changed in the tree's tracked files and export the series.
+tree_commit() { # MESSAGE
+	git -C "$(tree)" -c user.name=t -c user.email=t@t commit -qam "$1"
+	"$TOP/scripts/patches-export" 2>/dev/null
+}
+
+@test "build-initramfs: a new kernel with the same UAPI headers compiles no guest program again, with no kept root too" {
+	sed -i '1i #include <linux/fake.h>' "$GUEST_TESTS/smoke/ok.c"
+	VARIANTS=default "$TOP/scripts/build-all" >/dev/null 2>&1
+	prog=$(sha256sum <"$ARTIFACTS/default/guest-tests/smoke/ok")
+	gcc_logger
+	# a patch's C code changed: a new kernel, the same headers; without
+	# the root kept from the last build, guest-cc's cache serves
+	echo '/* edited */' >>"$(tree)/kernel/foo.c"
+	tree_commit edit
+	rm -rf "$BUILD/initramfs/default.root"
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH VARIANTS=default run "$TOP/scripts/build-all"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"kernel default"*ok*"initramfs default"*ok* ]]
+	[[ "$output" != *"programs were kept"* ]]
+	# gcc -M runs of guest-cc, no compile
+	grep -q -- ' -M' "$BATS_TEST_TMPDIR/gcc-calls"
+	run ! grep -q -- ' -o ' "$BATS_TEST_TMPDIR/gcc-calls"
+	[ "$(sha256sum <"$ARTIFACTS/default/guest-tests/smoke/ok")" = "$prog" ]
+	# a UAPI header changed: every program is compiled again
+	echo '#define FAKE_UAPI_MORE 2' >>"$(tree)/include/uapi/linux/fake.h"
+	tree_commit header
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH VARIANTS=default run "$TOP/scripts/build-all"
+	[ "$status" -eq 0 ]
+	grep -- ' -o ' "$BATS_TEST_TMPDIR/gcc-calls" | grep -q 'smoke/ok.c'
+}
+
+@test "build-initramfs: a kernel-only change keeps the programs (no gcc at all) and writes what names the kernel; the same bytes as a build from nothing" {
+	VARIANTS=default "$TOP/scripts/build-all" >/dev/null 2>&1
+	gcc_logger
 	from_nothing() { # the initramfs of default built with nothing kept
 		rm -rf "$BUILD/initramfs/default.root" "$BUILD/initramfs/default.root.inputs" \
 			"$BUILD/initramfs/default.root.cpio.gz" "$ARTIFACTS/default/.initramfs-inputs"
@@ -341,8 +351,7 @@ fake_compilers() {
 	}
 	# C code only: the archive is the last one, not even repacked
 	echo '/* edited */' >>"$(tree)/kernel/foo.c"
-	git -C "$(tree)" -c user.name=t -c user.email=t@t commit -qam edit
-	"$TOP/scripts/patches-export" 2>/dev/null
+	tree_commit edit
 	PATH=$BATS_TEST_TMPDIR/bin:$PATH VARIANTS=default run "$TOP/scripts/build-all"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -354,8 +363,7 @@ fake_compilers() {
 	# a new release: the guest's expected facts change with it
 	echo 6.12.0-edited >"$(tree)/kernel/release"
 	git -C "$(tree)" add kernel/release
-	git -C "$(tree)" -c user.name=t -c user.email=t@t commit -qm release
-	"$TOP/scripts/patches-export" 2>/dev/null
+	tree_commit release
 	PATH=$BATS_TEST_TMPDIR/bin:$PATH VARIANTS=default run "$TOP/scripts/build-all"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"initramfs default"*"a new kernel; its programs were kept"* ]]
