@@ -299,10 +299,11 @@ fake_compilers() {
 	[[ "$output" == *"builds done; waiting for the boots; about 1 min left"* ]]
 }
 
-# A gcc first in PATH that logs each call but --version to gcc-calls.
+# A gcc first in PATH that logs to gcc-calls each call that reads or
+# writes a program (not --version, not -print-file-name=).
 gcc_logger() {
 	mkdir -p "$BATS_TEST_TMPDIR/bin"
-	printf '#!/bin/sh\ncase " $* " in *" --version "*) ;; *) echo "$*" >>%s ;; esac\nexec /usr/bin/gcc "$@"\n' \
+	printf '#!/bin/sh\ncase " $* " in *" --version "* | *" -print-file-name="*) ;; *) echo "$*" >>%s ;; esac\nexec /usr/bin/gcc "$@"\n' \
 		"$BATS_TEST_TMPDIR/gcc-calls" >"$BATS_TEST_TMPDIR/bin/gcc"
 	chmod +x "$BATS_TEST_TMPDIR/bin/gcc"
 }
@@ -343,10 +344,10 @@ tree_commit() { # MESSAGE
 @test "build-initramfs: a kernel-only change keeps the programs (no gcc at all) and writes what names the kernel; the same bytes as a build from nothing" {
 	VARIANTS=default "$TOP/scripts/build-all" >/dev/null 2>&1
 	gcc_logger
-	from_nothing() { # the initramfs of default built with nothing kept
-		rm -rf "$BUILD/initramfs/default.root" "$BUILD/initramfs/default.root.inputs" \
-			"$BUILD/initramfs/default.root.cpio.gz" "$ARTIFACTS/default/.initramfs-inputs"
-		VARIANTS=default "$TOP/scripts/build-all" >/dev/null 2>&1
+	from_nothing() { # the initramfs of default built with nothing kept or cached
+		rm -rf "$BUILD/initramfs" "$BUILD/ksft" "$ARTIFACTS/default/.initramfs-inputs" \
+			"$ARTIFACTS/default/initramfs.cpio.gz"
+		VARIANTS=default "$TOP/scripts/build-all" >/dev/null 2>&1 || return 1
 		sha256sum <"$ARTIFACTS/default/initramfs.cpio.gz"
 	}
 	# C code only: the archive is the last one, not even repacked
@@ -372,6 +373,26 @@ tree_commit() { # MESSAGE
 	zcat "$ARTIFACTS/default/initramfs.cpio.gz" | cpio -i --quiet --to-stdout etc/pipeline/expected | grep -qx release=6.12.0-edited
 	fast=$(sha256sum <"$ARTIFACTS/default/initramfs.cpio.gz")
 	[ "$(from_nothing)" = "$fast" ]
+}
+
+@test "build-initramfs: no kept programs when the tree's selftests changed; the build line is honest when only files were missing" {
+	VARIANTS=default "$TOP/scripts/build-all" >/dev/null 2>&1
+	# the same kernel, only the archive lost: no "new kernel"
+	rm "$ARTIFACTS/default/initramfs.cpio.gz"
+	VARIANTS=default run "$TOP/scripts/build-all"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"initramfs default"*"its files were missing"*"its programs were kept"* ]]
+	[[ "$output" != *"a new kernel"* ]]
+	# kselftest.h is no UAPI header, but the programs include it
+	echo '/* a new kselftest.h */' >"$(tree)/tools/testing/selftests/kselftest.h"
+	git -C "$(tree)" add tools/testing/selftests/kselftest.h
+	tree_commit selftests
+	VARIANTS=default run "$TOP/scripts/build-all"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"initramfs default"*ok* ]]
+	[[ "$output" != *"programs were kept"* ]]
 }
 
 # A fake project for bench-build: default and off, the file its edit
