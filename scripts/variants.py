@@ -66,10 +66,17 @@ def _words(text):
     return text.split()
 
 
-def _set(text):
-    if text not in ('quick', 'full'):
-        raise ValueError('expected quick or full, not %r' % text)
-    return text
+def _one_of(first, second):
+    """A parser of a parameter that is either @first or @second."""
+    def parse(text):
+        if text not in (first, second):
+            raise ValueError('expected %s or %s, not %r' % (first, second,
+                                                             text))
+        return text
+    return parse
+
+
+_set = _one_of('quick', 'full')
 
 
 def _source(text):
@@ -84,12 +91,6 @@ def _icount(text):
                                  text):
         raise ValueError('expected QEMU -icount options such as '
                          'shift=0,sleep=off (one word), not %r' % text)
-    return text
-
-
-def _tcg_threads(text):
-    if text not in ('multi', 'single'):
-        raise ValueError('expected multi or single, not %r' % text)
     return text
 
 
@@ -164,7 +165,7 @@ PARAMS = {
                'the guest clock counts instructions, so benchmark times do '
                'not depend on the host; boots single-threaded TCG, never '
                'KVM; empty: off'),
-    'tcg_threads': (_tcg_threads, 'multi', 'multi (a host thread per vCPU) '
+    'tcg_threads': (_one_of('multi', 'single'), 'multi', 'multi (a host thread per vCPU) '
                     'or single (one TCG thread runs every vCPU in turn: '
                     'QEMU 7.2 can keep a stale translation of kernel text '
                     'another vCPU is patching, see README); no effect '
