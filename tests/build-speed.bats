@@ -200,12 +200,16 @@ fake_compilers() {
 	[ "$CCACHE_REMOTE_STORAGE" = redis://127.0.0.1:6390 ]
 	[ "$CCACHE_RESHARE" = 1 ]
 	[ "$CCACHE_STATE" = remote ]
+	[[ "$output" != *CCACHE_DEPEND* ]]
 	[ "$DISTCC_STATE" = off ]
 	[[ "$PATH" == "$CCACHE_MASQUERADE":* ]]
 	[ "$BUILD_JOBS" = "$(nproc)" ]
-	# distcc behind ccache: only misses are sent, jobs = the hosts' slots
+	# distcc behind ccache: only misses are sent, jobs = the hosts' slots;
+	# a local cache only: depend mode (no preprocessor pass on a miss)
 	run env DISTCC_HOSTS='127.0.0.1:3632/3 127.0.0.1:3633/3' "$TOP/scripts/compiler-env"
 	eval "$output"
+	[ "$CCACHE_STATE" = local ]
+	[ "$CCACHE_DEPEND" = 1 ]
 	[ "$CCACHE_PREFIX" = distcc ]
 	[ "$DISTCC_STATE" = on ]
 	[ "$BUILD_JOBS" = 6 ]
@@ -214,6 +218,7 @@ fake_compilers() {
 	eval "$output"
 	[[ "$PATH" == "$DISTCC_MASQUERADE":* ]]
 	[ "$CCACHE_STATE" = off ]
+	[[ "$output" != *CCACHE_DEPEND* ]]
 	# bad input: exit 2 naming it
 	run env CCACHE_REMOTE=somewhere "$TOP/scripts/compiler-env"
 	[ "$status" -eq 2 ]

@@ -26,6 +26,10 @@
  * do all its round trips) fails the test instead of printing a ratio.
  * UMCG_BENCH_ITERS sets the round trips per measurement (default 5000,
  * rounded down to a multiple of the number of workers).
+ * UMCG_BENCH_INJECT=umcg|pipe makes worker 0 of that mechanism leave after
+ * its first round trip, as a worker whose switch failed does: the run must
+ * then end with that worker's reason, never wait for the suite's timeout
+ * (bench_errors.c checks it).
  */
 #define _GNU_SOURCE
 #include <linux/futex.h>
@@ -55,7 +59,8 @@ struct bench {
 	struct umcg_group	g;
 	struct umcg_server	s;
 	struct umcg_worker	w[MAX_WORKERS];
-	int			w_err;		/* a worker's registration errno */
+	/* The errno of the first worker that left early (any mechanism). */
+	int			w_err;
 	long			w_yields[MAX_WORKERS];
 };
 
@@ -66,6 +71,8 @@ struct warg {
 
 static long iters = 5000;
 static int reps = 5;
+/* UMCG_BENCH_INJECT: the mechanism whose worker 0 leaves early, or none. */
+static const char *inject = "";
 /* The CPUs the test may use, as it started: "shared" spreads over them. */
 static cpu_set_t all_cpus;
 
@@ -85,6 +92,24 @@ static int place(struct bench *b, bool server)
 static long futex(uint32_t *uaddr, int op, uint32_t val)
 {
 	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
+}
+
+/*
+ * Should worker @i of mechanism @mech leave now, after @k round trips?
+ * Only when UMCG_BENCH_INJECT names @mech: the error path on demand.
+ */
+static bool injected(const char *mech, int i, long k)
+{
+	return i == 0 && k == 1 && !strcmp(inject, mech);
+}
+
+/* A worker leaves early with @err: the first reason is kept. */
+static void worker_failed(struct bench *b, int err)
+{
+	int none = 0;
+
+	__atomic_compare_exchange_n(&b->w_err, &none, err, false,
+				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
 
 static void wait_ready(struct bench *b)
@@ -122,10 +147,23 @@ static void *pipe_worker(void *arg)
 	place(b, false);
 	__atomic_add_fetch(&b->ready, 1, __ATOMIC_RELEASE);
 	for (k = 0; k < b->per; k++) {
+		if (injected("pipe", a->i, k)) {
+			errno = ECANCELED;
+			goto out;
+		}
 		if (read(b->p1[a->i][0], &c, 1) != 1 ||
 		    write(b->p2[a->i][1], &c, 1) != 1)
-			break;
+			goto out;
 	}
+	return NULL;
+out:
+	/*
+	 * The server would wait in read() for ever: the pipes belong to the
+	 * whole process, so only closing our write end gives it EOF.
+	 */
+	worker_failed(b, errno ? errno : EPIPE);
+	close(b->p2[a->i][1]);
+	b->p2[a->i][1] = -1;
 	return NULL;
 }
 
@@ -141,12 +179,31 @@ static void *umcg_worker(void *arg)
 	place(b, false);
 	ret = umcg_worker_register(w, &b->g, NULL);
 	if (ret) {
-		__atomic_store_n(&b->w_err, -ret, __ATOMIC_RELEASE);
+		worker_failed(b, -ret);
 		return NULL;
 	}
 	for (k = 0; k < b->per; k++) {
-		if (umcg_worker_yield(w))
+		if (injected("umcg", a->i, k)) {
+			/*
+			 * Leave RUNNING: unregistering wakes the server, which
+			 * must find the reason already there.
+			 */
+			worker_failed(b, ECANCELED);
 			break;
+		}
+		ret = umcg_worker_yield(w);
+		if (ret) {
+			/*
+			 * The yield made the server RUNNING but its wait failed,
+			 * maybe before it woke the server: wake it, or it
+			 * sleeps for ever.
+			 */
+			worker_failed(b, -ret);
+			__atomic_store_n(&w->task.next_tid, w->server->tid,
+					 __ATOMIC_SEQ_CST);
+			umcg_wait(UMCG_WAIT_WAKE_ONLY, 0);
+			break;
+		}
 		b->w_yields[a->i]++;
 	}
 	umcg_worker_unregister(w, &b->g);
@@ -211,6 +268,7 @@ static int run_futex(struct bench *b, long rounds, uint64_t *ns,
 	int ret;
 
 	memset(b->word, 0, sizeof(b->word));
+	b->w_err = 0;
 	ret = setup(b, rounds, args, futex_worker, why);
 	if (ret)
 		return ret;
@@ -259,6 +317,7 @@ static int run_pipe(struct bench *b, long rounds, uint64_t *ns,
 			goto fail;
 		}
 	}
+	b->w_err = 0;
 	ret = setup(b, rounds, args, pipe_worker, why);
 	if (ret)
 		return ret;
@@ -268,8 +327,9 @@ static int run_pipe(struct bench *b, long rounds, uint64_t *ns,
 		i = r % b->nw;
 		if (write(b->p1[i][1], &c, 1) != 1 ||
 		    read(b->p2[i][0], &c, 1) != 1) {
-			*why = "a pipe round trip";
-			return -EIO;
+			ret = __atomic_load_n(&b->w_err, __ATOMIC_ACQUIRE);
+			*why = ret ? "a worker left" : "a pipe round trip";
+			return ret ? -ret : -EIO;
 		}
 	}
 	*ns = umcg_now_ns(CLOCK_MONOTONIC) - t0;
@@ -356,8 +416,25 @@ static int run_umcg(struct bench *b, long rounds, uint64_t *ns,
 			*why = "server -> worker switch";
 			return ret;
 		}
-		while (!umcg_server_settle(&b->s))
-			umcg_server_wait_current(&b->s, 0);
+		while (!umcg_server_settle(&b->s)) {
+			if (__atomic_load_n(&b->w_err, __ATOMIC_ACQUIRE))
+				break;
+			ret = umcg_server_wait_current(&b->s, 0);
+			if (ret && ret != -EINTR) {
+				*why = "the server's wait for its worker";
+				return ret;
+			}
+		}
+		ret = __atomic_load_n(&b->w_err, __ATOMIC_ACQUIRE);
+		if (ret) {
+			*why = "a worker left";
+			return -ret;
+		}
+	}
+	ret = __atomic_load_n(&b->w_err, __ATOMIC_ACQUIRE);
+	if (ret) {
+		*why = "a worker left";
+		return -ret;
 	}
 	if (r < rounds + b->nw) {
 		*why = "a worker did not come back";
@@ -574,6 +651,9 @@ TEST_F_TIMEOUT(bench, switch_latency, 550)
 
 	if (env && atol(env) > 0)
 		iters = atol(env);
+	env = getenv("UMCG_BENCH_INJECT");
+	if (env)
+		inject = env;
 	env = getenv("UMCG_BENCH_REPS");
 	if (env && atoi(env) > 0)
 		reps = atoi(env) < MAX_REPS ? atoi(env) : MAX_REPS;

@@ -24,3 +24,10 @@ setup_file() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"ok     distcc: 12 compiles, objects identical to local ones"* ]]
 }
+
+@test "local ccache: a miss runs the compiler once (no preprocessor pass), an empty object directory is all hits" {
+	run "$TOP/scripts/in-container" scripts/check-scale --fast ccache-local
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ok     ccache-local: 12 compiles: 12 misses, 12 keys from dependency files, 0 preprocessor runs; from an empty object directory 12 direct hits; objects identical"* ]]
+}
