@@ -102,6 +102,40 @@ variants() { "$TOP/scripts/variant" list --all; }
 	[[ "$output" == *"unknown guest-test suite 'nosuchsuite' named by variant x"* ]]
 }
 
+@test "variant suites NAME KEY: one line per initramfs suite, the same values as 'variant suite', in one call" {
+	# build-initramfs asks this for every variant on every build, a no-op
+	# one too: a call per suite and key cost about a second per variant
+	for v in $(variants); do
+		[ "$("$TOP/scripts/variant" get "$v" kernel)" = "$v" ] || continue
+		for key in kernel_files kselftest; do
+			run "$TOP/scripts/variant" suites "$v" "$key"
+			[ "$status" -eq 0 ]
+			want=$(for s in $("$TOP/scripts/variant" suites "$v"); do
+				printf '%s %s\n' "$s" "$("$TOP/scripts/variant" suite "$s" "$key")"
+			done)
+			[ "$output" = "$want" ] || { printf 'variant %s key %s:\n%s\nwanted\n%s\n' "$v" "$key" "$output" "$want"; return 1; }
+		done
+	done
+	run "$TOP/scripts/variant" suites default nosuchkey
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown suite parameter 'nosuchkey'"* ]]
+}
+
+@test "every kernel has a release of its own (uname -r, /lib/modules, the package names)" {
+	# With one release for all, debug's packages would replace default's
+	# on a test machine and a module built for one would load into the
+	# other (vermagic cannot tell them apart).
+	declare -A owner
+	for v in $(variants); do
+		[ "$("$TOP/scripts/variant" get "$v" kernel)" = "$v" ] || continue
+		rel=$("$TOP/scripts/variant" kconfig "$v" | sed -n 's/^CONFIG_LOCALVERSION="\(.*\)"$/\1/p' | tail -n1)
+		[ -n "$rel" ] || { echo "$v: no CONFIG_LOCALVERSION"; return 1; }
+		[ -z "${owner[$rel]:-}" ] || { echo "$v and ${owner[$rel]} are both $rel"; return 1; }
+		owner[$rel]=$v
+	done
+	[ "${owner[-pipeline]}" = default ]
+}
+
 @test "one reader per fact: defaults, the base image, the series, no inline Python in scripts" {
 	cd "$TOP"
 	# the run-parameter defaults live in scripts/variants.py only
