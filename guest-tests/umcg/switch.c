@@ -239,4 +239,83 @@ TEST(wake_only)
 	EXPECT_EQ(0, umcg_unregister());
 }
 
+#define PINGS	300
+
+static void *ping_worker(void *arg)
+{
+	int i;
+
+	(void)arg;
+	if (umcg_worker_register(&c->w[1], &c->g, NULL))
+		return (void *)1;
+	for (i = 0; i < PINGS; i++)
+		if (umcg_worker_yield(&c->w[1]))
+			return (void *)2;
+	umcg_worker_unregister(&c->w[1], &c->g);
+	return NULL;
+}
+
+static long ctxt_switches(pid_t tid, const char *key)
+{
+	char buf[64];
+
+	if (!umcg_task_status(getpid(), tid, key, buf, sizeof(buf)))
+		return -1;
+	return atol(buf);
+}
+
+/*
+ * A server that runs a worker on its own CPU switches to it: the worker is
+ * woken and run in one step, and the server blocks (a voluntary context
+ * switch).  With a plain wakeup followed by a sleep, a preemptible kernel
+ * (debug) let the woken worker preempt the server first, an involuntary
+ * switch for every run.  Only the server and its worker share the CPU, so
+ * nothing else preempts the server either.
+ */
+TEST(switch_on_one_cpu_is_voluntary)
+{
+	long v0, v1, iv0, iv1;
+	struct umcg_worker *w;
+	pid_t me = umcg_gettid();
+	cpu_set_t one;
+	void *ret;
+	pthread_t t;
+	int i;
+
+	UMCG_REQUIRE();
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	UMCG_TEST_SERVER(c);
+	/* the worker inherits the server's one CPU */
+	ASSERT_EQ(0, pthread_create(&t, NULL, ping_worker, NULL));
+	ASSERT_EQ(1, wait_idle_list(&c->g, 1));
+	w = umcg_take_idle(&c->g);
+	ASSERT_EQ(&c->w[1], w);
+
+	v0 = ctxt_switches(me, "voluntary_ctxt_switches");
+	iv0 = ctxt_switches(me, "nonvoluntary_ctxt_switches");
+	ASSERT_LE(0, v0);
+	ASSERT_LE(0, iv0);
+	for (i = 0; i < PINGS; i++) {
+		ASSERT_EQ(0, umcg_run_worker(&c->s, w, 0));
+		ASSERT_TRUE(umcg_server_settle(&c->s));
+		w = umcg_rq_pop(&c->s);
+		ASSERT_EQ(&c->w[1], w);
+	}
+	v1 = ctxt_switches(me, "voluntary_ctxt_switches");
+	iv1 = ctxt_switches(me, "nonvoluntary_ctxt_switches");
+	/* the last run: the worker unregisters */
+	ASSERT_EQ(0, umcg_run_worker(&c->s, w, 0));
+	ASSERT_EQ(0, pthread_join(t, &ret));
+	EXPECT_EQ(NULL, ret);
+	EXPECT_EQ(0, umcg_unregister());
+	TH_LOG("%d runs: %ld voluntary, %ld involuntary context switches of the server",
+	       PINGS, v1 - v0, iv1 - iv0);
+	/* the server blocked for each run... */
+	EXPECT_LE(PINGS, v1 - v0);
+	/* ...and was not preempted by the worker it woke (a tick may) */
+	EXPECT_GT(PINGS / 20, iv1 - iv0);
+}
+
 TEST_HARNESS_MAIN
