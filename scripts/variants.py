@@ -142,6 +142,10 @@ PARAMS = {
                 'harness console=ttyS0 panic=-1)'),
     'qemu_args': (_words, '', 'words appended to the QEMU command line'),
     'suites': (_words, 'smoke', 'guest-test suites run by default'),
+    'package_suites': (_words, 'smoke', 'guest-test suites make '
+                       'boot-packages runs from the root filesystem its '
+                       'packages were installed into (kernels with a 9p '
+                       'root; each must be one of the initramfs\'s)'),
     'boot_timeout': (_positive_int, '120', 'seconds to the READY marker'),
     'silence': (_positive_int, '120', 'seconds the console may be quiet'),
     'timeout_scale': (_positive_int, '1', 'factor on every suite timeout'),

@@ -242,6 +242,34 @@ result() { # VARIANT JQ
 	[[ "$output" == *$'\n5\n40\nsmoke:15 selftest:15\n'* ]]
 }
 
+@test "boot-plan --rootfs: the installed kernel and initrd, the directory as a 9p root, its /pipeline-init; another kernel or no init is refused" {
+	r=$BATS_TEST_TMPDIR/root,fs
+	rel=$(jq -r .kernel.release "$ARTIFACTS/default/variant.json")
+	mkdir -p "$r/boot"
+	cp "$ARTIFACTS/default/bzImage" "$r/boot/vmlinuz-$rel"
+	echo initrd >"$r/boot/initrd.img-$rel"
+	printf '#!/bin/sh\n' >"$r/pipeline-init"
+	run "$TOP/scripts/boot-plan" --rootfs "$r" qemu "$ARTIFACTS" default
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'\n-kernel\n'"$r/boot/vmlinuz-$rel"$'\n-initrd\n'"$r/boot/initrd.img-$rel"$'\n'* ]]
+	[[ "$output" == *" root=kproot rootfstype=9p rootflags=trans=virtio,version=9p2000.L rw fsck.mode=skip init=/pipeline-init"$'\n'* ]]
+	# a comma in the path is doubled, as QEMU's option syntax wants
+	[ "${lines[-2]}" = -virtfs ]
+	[ "${lines[-1]}" = "local,path=${r//,/,,},mount_tag=kproot,security_model=passthrough,id=kproot" ]
+	run "$TOP/scripts/boot-plan" --rootfs "$r" harness "$ARTIFACTS" default /x.log smoke
+	[ "$status" -eq 0 ]
+	[ "${lines[-2]}" = -virtfs ]
+	echo other >>"$r/boot/vmlinuz-$rel"
+	run "$TOP/scripts/boot-plan" --rootfs "$r" qemu "$ARTIFACTS" default
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"vmlinuz-$rel is not the bzImage default was built with"* ]]
+	cp "$ARTIFACTS/default/bzImage" "$r/boot/vmlinuz-$rel"
+	rm "$r/pipeline-init"
+	run "$TOP/scripts/boot-plan" --rootfs "$r" qemu "$ARTIFACTS" default
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"has no installed init $r/pipeline-init"* ]]
+}
+
 @test "boot-plan: #@ icount boots single-threaded TCG with -icount, where KVM was picked too, and says why" {
 	sed -i 's/^#@ cmdline = .*/&\n#@ icount = shift=0,sleep=off/' "$CONFIGS/default.variant"
 	VARIANTS=default "$TOP/scripts/build-all"

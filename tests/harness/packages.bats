@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # Issue 14's proof in `make check`: default's Debian packages (make
 # packages) installed in a throwaway Debian rootfs, initramfs-tools' initrd
-# booted in QEMU, and an out-of-tree module built there against the
-# installed linux-headers package and loaded by that initrd (make
+# booted in QEMU, an out-of-tree module built there against the installed
+# linux-headers package and loaded by that initrd, and that rootfs mounted
+# as the root filesystem (9p), the guest tests run from it (make
 # boot-packages). Needs default built (make container-build) and the apt
 # mirror of this host (debootstrap).
 bats_require_minimum_version 1.5.0
@@ -16,7 +17,7 @@ setup_file() {
 	}
 }
 
-@test "make packages + boot-packages VARIANT=default: image, headers and libc-dev install, the initrd boots, a module built against the headers loads" {
+@test "make packages + boot-packages VARIANT=default: image, headers and libc-dev install, the initrd boots, a module built against the headers loads, the guest tests pass from the rootfs as root" {
 	[ "${RUNTIME:-podman}" = podman ] ||
 		skip "boot-packages installs into its rootfs with podman (RUNTIME=$RUNTIME)"
 	run make -s -C "$TOP" packages VARIANT=default
@@ -32,5 +33,15 @@ setup_file() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"default: out-of-tree module kp_hello"*" ok "* ]]
 	[[ "$output" == *"kp_hello loaded in the guest"*"ok (@@@ PKG-MODULE kp_hello answer=42)"* ]]
-	grep -aq 'kp_hello: loaded into ' "$TOP/build/pkg-boot/default/console.log"
+	# The rootfs was the root, and the smoke suite ran from it, on the
+	# installed kernel; results as in any boot, every test run and passed.
+	[[ "$output" == *"default: guest tests from the root"*"ok (@@@ PKG-ROOT kproot 9p: smoke)"* ]]
+	r=$TOP/build/pkg-boot/default/results/default
+	grep -aq 'kp_hello: loaded into ' "$r/console.log"
+	grep -aq '^@@@ PKG-ROOT kproot 9p' "$r/console.log"
+	[ "$(jq -r .kernel_release "$r/results.json")" = "$(jq -r .release "$TOP/artifacts/default/packages.json")" ]
+	[ "$(jq -r .exit_class "$r/results.json")" = 0 ]
+	[ "$(jq -r '[.suites[].name] | join(" ")' "$r/results.json")" = smoke ]
+	[ "$(jq -r .counts.fail "$r/results.json")" = 0 ]
+	[ "$(jq -r .counts.pass "$r/results.json")" -ge 5 ]
 }
