@@ -15,7 +15,9 @@ setup_file() {
 	fake_project "$BATS_FILE_TMPDIR/p"
 	add_variant mods '#@ extends = default' 'CONFIG_MODULES=y'
 	add_variant isolated '#@ kernel = default' '#@ cmdline = fake=clean isolcpus=1'
-	VARIANTS="default mods isolated" "$TOP/scripts/build-all" >"$BATS_FILE_TMPDIR/build.out" 2>&1
+	add_variant ninep '#@ extends = default' 'CONFIG_VIRTIO_PCI=y' 'CONFIG_NET_9P=y' \
+		'CONFIG_NET_9P_VIRTIO=y' 'CONFIG_9P_FS=y'
+	VARIANTS="default mods isolated ninep" "$TOP/scripts/build-all" >"$BATS_FILE_TMPDIR/build.out" 2>&1
 }
 
 setup() {
@@ -71,7 +73,7 @@ debs() { # VARIANT: its package files, sorted
 		[ "$(jq -r --arg n "$n" '.variants.default.artifacts[$n]' "$m")" = "$h" ]
 		grep -qx "$h  default/$n" "$ARTIFACTS/SHA256SUMS"
 	done
-	[ "$(jq -r '.variants | keys | join(" ")' "$m")" = "default isolated mods" ]
+	[ "$(jq -r '.variants | keys | join(" ")' "$m")" = "default isolated mods ninep" ]
 	[ "$(jq -r '.packages.default.version' "$m")" = "$pin+kp.${series:0:12}-1" ]
 	(cd "$ARTIFACTS" && sha256sum --quiet -c SHA256SUMS)
 }
@@ -142,5 +144,20 @@ debs() { # VARIANT: its package files, sorted
 	run "$TOP/scripts/boot-packages" nosuch
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"unknown variant 'nosuch'"* ]]
+	[ ! -e "$BUILD/pkg-boot" ]
+}
+
+@test "boot-packages: a kernel with a 9p root needs its guest side and package_suites from it, checked before anything is made" {
+	run "$TOP/scripts/build-packages" ninep
+	[ "$status" -eq 0 ]
+	grep -qx 'CONFIG_9P_FS=y' "$ARTIFACTS/ninep/config"
+	sed -i 's/^#@ extends = default$/&\n#@ package_suites = smoke nosuch/' "$CONFIGS/ninep.variant"
+	PREBUILT=1 run "$TOP/scripts/boot-packages" ninep
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"'#@ package_suites' of ninep names suite 'nosuch', which is not in its initramfs (it has: "*smoke* ]]
+	rm "$ARTIFACTS/ninep/initramfs.cpio.gz"
+	PREBUILT=1 run "$TOP/scripts/boot-packages" ninep
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"the guest side of ninep is not built"*"make container-build VARIANTS=ninep"* ]]
 	[ ! -e "$BUILD/pkg-boot" ]
 }
