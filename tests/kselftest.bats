@@ -308,6 +308,24 @@ SH
 	[ "$(jq -r .suites.kselftest.timeout "$ARTIFACTS/default/variant.json")" = $((60 + 96 + 45)) ]
 	run env KSELFTEST_DIR="$BUILD/ksft/default/kselftest" "$ARTIFACTS/default/guest-tests/kselftest/alpha"
 	[[ "$output" == *"-t alpha:one -t alpha:two -t alpha:slow"* ]]
+	# selftests from another tree (KSFT_SRC) are built again, not reused
+	cp -a "$BUILD/linux/tools/testing/selftests" "$BATS_TEST_TMPDIR/other-selftests"
+	KSELFTEST=full KSFT_SRC=$BATS_TEST_TMPDIR/other-selftests run "$TOP/scripts/build-initramfs" default
+	[ "$status" -eq 0 ]
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/ksft-builds")" = 2 ]
+	# so are they with another compiler
+	mkdir "$BATS_TEST_TMPDIR/cc"
+	printf '#!/bin/sh
+[ "$1" != --version ] || { echo "gcc (Other) 99.1"; exit 0; }
+exec /usr/bin/gcc "$@"
+' \
+		>"$BATS_TEST_TMPDIR/cc/gcc"
+	chmod +x "$BATS_TEST_TMPDIR/cc/gcc"
+	PATH=$BATS_TEST_TMPDIR/cc:$PATH KSELFTEST=full KSFT_SRC=$BATS_TEST_TMPDIR/other-selftests \
+		run "$TOP/scripts/build-initramfs" default
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"changed: tools"* ]]
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/ksft-builds")" = 3 ]
 }
 
 @test "rerun-failed: a failed nested kselftest test reruns the runner's program it is in; deeper globs select it" {
