@@ -419,6 +419,18 @@ class Variant:
                     not self.params['kselftests']:
                 raise Fail("variant '%s': suite %s needs '#@ kselftests = "
                            "TARGET...' (the targets it runs)" % (name, s))
+        # A package_suites line must name suites the variant has; it is
+        # inherited through #@ extends, so a variant with fewer suites than
+        # the one it extends names its own. (The default, smoke, is
+        # checked by boot-packages, the one user, for kernels it boots.)
+        if 'package_suites' in origin:
+            have = self.initramfs_suites()
+            for s in self.params['package_suites']:
+                if s not in have:
+                    raise Fail("%s: '#@ package_suites' names suite '%s', "
+                               "which is not in the initramfs of %s (it "
+                               "has: %s)" % (origin['package_suites'], s,
+                                             name, ' '.join(have)))
 
     def kconfig_lines(self):
         """The Kconfig lines merge_config.sh gets, in its order."""
