@@ -92,7 +92,7 @@ container-build: setup ## patch the tree, build all VARIANTS (kernels, guest tes
 packages: setup ## Debian packages of VARIANT's kernel (bindeb-pkg) into artifacts/VARIANT/, hashed in the manifest
 	@$(IN) scripts/build-packages --build "$(VARIANT)"
 
-boot-packages: setup ## install VARIANT's packages in a throwaway Debian rootfs (dpkg -i, initramfs-tools), build a module against its headers, boot that kernel + initrd in QEMU
+boot-packages: setup ## install VARIANT's packages in a throwaway Debian rootfs (dpkg -i, initramfs-tools), build a module against its headers, boot that kernel + initrd in QEMU with the rootfs as root (9p) and run its package_suites from it
 	@scripts/boot-packages "$(VARIANT)"
 
 kernel-tree: setup ## leave the patched kernel git tree ready to edit
