@@ -94,6 +94,36 @@ tree() { readlink -f "$BUILD/linux"; }
 	[ "$(git -C "$(tree)" log --format=%s -1)" = "foo: mine" ]
 }
 
+@test "prepare-source: a tree reset below the applied series, or diverged from it, is named as such, with what each way out does" {
+	make_patch 0001-two-is-three 2 3
+	make_patch 0002-one-is-four 1 4
+	printf '0001-two-is-three.patch\n0002-one-is-four.patch\n' >"$PATCHES/series"
+	"$TOP/scripts/prepare-source"
+	applied=$(git -C "$(tree)" rev-parse HEAD)
+	# One patch taken off by hand: the tree has fewer commits, not more.
+	git -C "$(tree)" reset -q --hard HEAD~1
+	run "$TOP/scripts/prepare-source"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"1 commit(s) behind the series it applied"* ]]
+	[[ "$output" == *"foo: 0002-one-is-four"* ]]
+	[[ "$output" == *"patches-export"*"dropping"* ]]
+	[[ "$output" == *"reset --hard $applied"* ]]
+	run ! grep -q 'not in patches/' <<<"$output"
+	[ "$(git -C "$(tree)" log --format=%s -1)" = "foo: 0001-two-is-three" ]
+	# Then a commit of one's own on top: diverged, both counts given.
+	sed -i 's/return 1;/return 5;/' "$(tree)/kernel/foo.c"
+	git -C "$(tree)" -c user.name=T -c user.email=t@t commit -qam "foo: mine"
+	run "$TOP/scripts/prepare-source"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"1 commit(s) not in patches/ and 1 applied commit(s) no longer in the tree"* ]]
+	[ "$(git -C "$(tree)" log --format=%s -1)" = "foo: mine" ]
+	# Back to what was applied: the series is unchanged, nothing to do.
+	git -C "$(tree)" reset -q --hard "$applied"
+	run "$TOP/scripts/prepare-source"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"unchanged, 2 patches"* ]]
+}
+
 @test "patches-export: writes numbered patches and series; unchanged commits give identical files" {
 	"$TOP/scripts/prepare-source"
 	sed -i 's/return 1;/return 5;/' "$(tree)/kernel/foo.c"
