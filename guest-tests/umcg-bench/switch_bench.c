@@ -47,6 +47,14 @@ struct word {
 	uint32_t	v;
 } __attribute__((aligned(64)));
 
+struct bench;
+
+/* What a worker thread is started with: its benchmark and its index. */
+struct warg {
+	struct bench	*b;
+	int		i;
+};
+
 struct bench {
 	enum placement	where;
 	int		nw;		/* workers */
@@ -55,6 +63,12 @@ struct bench {
 	struct word	word[MAX_WORKERS];
 	int		p1[MAX_WORKERS][2], p2[MAX_WORKERS][2];
 	pthread_t	t[MAX_WORKERS];
+	/*
+	 * Not on the stack of the run_*() that starts them: after a failure
+	 * the workers are not joined, and one still running would read the
+	 * frame of a function that returned.
+	 */
+	struct warg	arg[MAX_WORKERS];
 	/* UMCG */
 	struct umcg_group	g;
 	struct umcg_server	s;
@@ -62,11 +76,6 @@ struct bench {
 	/* The errno of the first worker that left early (any mechanism). */
 	int			w_err;
 	long			w_yields[MAX_WORKERS];
-};
-
-struct warg {
-	struct bench	*b;
-	int		i;
 };
 
 static long iters = 5000;
@@ -210,16 +219,15 @@ static void *umcg_worker(void *arg)
 	return NULL;
 }
 
-static int start_workers(struct bench *b, struct warg *args,
-			 void *(*fn)(void *))
+static int start_workers(struct bench *b, void *(*fn)(void *))
 {
 	int i;
 
 	b->ready = 0;
 	for (i = 0; i < b->nw; i++) {
-		args[i].b = b;
-		args[i].i = i;
-		if (pthread_create(&b->t[i], NULL, fn, &args[i]))
+		b->arg[i].b = b;
+		b->arg[i].i = i;
+		if (pthread_create(&b->t[i], NULL, fn, &b->arg[i]))
 			return -EAGAIN;
 	}
 	return 0;
@@ -230,15 +238,15 @@ static int start_workers(struct bench *b, struct warg *args,
  * server placed, the workers started with @fn.  0, or a negative errno
  * with @why set.
  */
-static int setup(struct bench *b, long rounds, struct warg *args,
-		 void *(*fn)(void *), const char **why)
+static int setup(struct bench *b, long rounds, void *(*fn)(void *),
+		 const char **why)
 {
 	b->per = rounds / b->nw;
 	if (place(b, true)) {
 		*why = "sched_setaffinity";
 		return -errno;
 	}
-	if (start_workers(b, args, fn)) {
+	if (start_workers(b, fn)) {
 		*why = "pthread_create";
 		return -EAGAIN;
 	}
@@ -262,14 +270,13 @@ static void join_workers(struct bench *b)
 static int run_futex(struct bench *b, long rounds, uint64_t *ns,
 		     const char **why)
 {
-	struct warg args[MAX_WORKERS];
 	uint64_t t0;
 	long r;
 	int ret;
 
 	memset(b->word, 0, sizeof(b->word));
 	b->w_err = 0;
-	ret = setup(b, rounds, args, futex_worker, why);
+	ret = setup(b, rounds, futex_worker, why);
 	if (ret)
 		return ret;
 	wait_ready(b);
@@ -302,7 +309,6 @@ static void close_pipes(struct bench *b, int n)
 static int run_pipe(struct bench *b, long rounds, uint64_t *ns,
 		    const char **why)
 {
-	struct warg args[MAX_WORKERS];
 	uint64_t t0;
 	char c = 'x';
 	long r;
@@ -318,7 +324,7 @@ static int run_pipe(struct bench *b, long rounds, uint64_t *ns,
 		}
 	}
 	b->w_err = 0;
-	ret = setup(b, rounds, args, pipe_worker, why);
+	ret = setup(b, rounds, pipe_worker, why);
 	if (ret)
 		return ret;
 	wait_ready(b);
@@ -371,7 +377,6 @@ static int collect_idle(struct bench *b)
 static int run_umcg(struct bench *b, long rounds, uint64_t *ns,
 		    const char **why)
 {
-	struct warg args[MAX_WORKERS];
 	struct umcg_worker *w;
 	long r, yields = 0;
 	uint64_t t0 = 0;
@@ -385,7 +390,7 @@ static int run_umcg(struct bench *b, long rounds, uint64_t *ns,
 		*why = "server registration";
 		return ret;
 	}
-	ret = setup(b, rounds, args, umcg_worker, why);
+	ret = setup(b, rounds, umcg_worker, why);
 	if (ret)
 		return ret;
 	for (i = 0; i < 20000 && n < b->nw &&
