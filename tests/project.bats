@@ -571,13 +571,20 @@ echo "tooling: 4 passed, 1 failed, 0 skipped"; exit 1'
 	[[ "$recap" == *"tooling tests"*"not ok 7 the thing that broke"* ]]
 	[[ "$recap" == *"build and boot"*"no closing line"*"OSError: No space left on device"* ]]
 	[[ "$recap" != *"ok 49"* ]]
-	# a test that failed in a variant: its line and the variant's reason
-	stub build-and-boot 'echo "[PASS]  a/b/c"; echo "[FAIL]  umcg/wake/global.x  1.0s"; echo "        | out"; echo "default: 1 test failed (see results/default)"; echo "matrix: 3 passed, 1 failed, 0 skipped"; echo "matrix: not everything passed (class 1)"; exit 1'
+	# a test that failed in a variant: its line, the end of its output
+	# (the lines that say why) and the variant's reason
+	stub build-and-boot 'echo "[PASS]  a/b/c"; echo "        | passing output"; echo "[FAIL]  umcg/wake/global.x  1.0s"; echo "        | early output"
+i=0; while [ $i -lt 20 ]; do echo "        | output $i"; i=$((i + 1)); done
+echo "        | Expected 0 (0) == ret (-125)"; echo "default: 1 test failed (see results/default)"; echo "matrix: 3 passed, 1 failed, 0 skipped"; echo "matrix: not everything passed (class 1)"; exit 1'
 	run env -u TOP "$p/scripts/check"
+	echo "$output"
 	[ "${lines[-1]}" = "check: 8 passed, 2 failed, 0 skipped" ]
 	recap=$(printf '%s\n' "${lines[@]}" | sed -n '/^=== what failed/,$p')
-	[[ "$recap" == *"[FAIL]  umcg/wake/global.x"*"default: 1 test failed (see results/default)"* ]]
+	[[ "$recap" == *"[FAIL]  umcg/wake/global.x"*"| output 19"*"| Expected 0 (0) == ret (-125)"*"default: 1 test failed (see results/default)"* ]]
 	[[ "$recap" != *"[PASS]"* ]]
+	[[ "$recap" != *"passing output"* ]]
+	# only the end of a long output
+	[[ "$recap" != *"early output"* ]]
 	# nothing failed: no recap
 	stub run-tests 'echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 	stub build-and-boot 'echo "matrix: 3 passed, 0 failed, 0 skipped"'
