@@ -6,6 +6,13 @@
  */
 #include "umcg_test.h"
 
+/*
+ * How long the worker sleeps in nanosleep(): the margin within which the
+ * server must be back while the worker is still BLOCKED.  Generous, as a
+ * loaded TCG guest may take a long time to run the server again.
+ */
+#define SLEEP_S 2
+
 static struct {
 	struct umcg_group	g;
 	struct umcg_server	s;
@@ -16,7 +23,7 @@ static struct {
 
 static void *worker(void *arg)
 {
-	struct timespec ts = { .tv_nsec = 300 * 1000000L };
+	struct timespec ts = { .tv_sec = SLEEP_S };
 	char ch;
 
 	(void)arg;
@@ -82,12 +89,18 @@ TEST(block_in_nanosleep_and_read)
 	t0 = umcg_now_ns(CLOCK_MONOTONIC);
 	ASSERT_EQ(0, umcg_run_worker(&c->s, w, 0));
 	t1 = umcg_now_ns(CLOCK_MONOTONIC);
+	/*
+	 * The server is back while the worker still sleeps: BLOCKED, not yet
+	 * IDLE.  A server woken only when the sleep ends (no event for the
+	 * block) would find it IDLE on the idle list.  The time is for people,
+	 * not a verdict.
+	 */
+	TH_LOG("server woke %llu us after running the worker (sleep %d s)",
+	       (unsigned long long)(t1 - t0) / 1000, SLEEP_S);
 	EXPECT_EQ(1, progress());
 	EXPECT_EQ(UMCG_TASK_BLOCKED, umcg_task_state(&w->task));
+	EXPECT_EQ(0, c->g.idle_workers);
 	EXPECT_EQ(UMCG_TASK_RUNNING, umcg_task_state(&c->s.task));
-	TH_LOG("server woke %llu us after running the worker (sleep 300 ms)",
-	       (unsigned long long)(t1 - t0) / 1000);
-	EXPECT_LT(t1 - t0, 300000000ULL);
 	EXPECT_TRUE(umcg_server_settle(&c->s));
 	EXPECT_EQ(NULL, c->s.rq_head);
 

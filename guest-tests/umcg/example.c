@@ -54,6 +54,7 @@ static void *unblocker(void *arg)
 TEST(minimal_example)
 {
 	pthread_t t, u;
+	void *unblocked;
 
 	UMCG_REQUIRE();
 	ASSERT_EQ(0, pipe(pipefd));
@@ -66,7 +67,8 @@ TEST(minimal_example)
 		usleep(1000);
 	ASSERT_EQ(0, umcg_server_loop(&srv, NULL));
 	pthread_join(t, NULL);
-	pthread_join(u, NULL);
+	pthread_join(u, &unblocked);
+	EXPECT_EQ(NULL, unblocked) TH_LOG("the unblocker's write() failed");
 	EXPECT_EQ(1, seen_blocked) TH_LOG("the worker was never BLOCKED in read()");
 	EXPECT_EQ(3, steps);
 	EXPECT_GE(srv.switches, 3);
