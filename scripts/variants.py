@@ -22,6 +22,7 @@ build writes from what this module resolved.
 Python 3.11 standard library only (Debian 12).
 """
 
+import hashlib
 import os
 import re
 
@@ -444,6 +445,12 @@ class Variant:
                 with open(p, encoding='utf-8') as f:
                     out.extend(ln.rstrip('\n') for ln in f)
         return out
+
+    def kconfig_sha256(self):
+        """One hash over kconfig_lines(): kernel.json records it, and
+        scripts/stale-kernel compares it with the checkout's."""
+        text = ''.join(line + '\n' for line in self.kconfig_lines())
+        return hashlib.sha256(text.encode()).hexdigest()
 
     def initramfs_suites(self):
         """The suites built into this variant's initramfs: its own, then

@@ -337,6 +337,58 @@ param_refused() { # KEY VALUE MESSAGE
 	[[ "$output" != *"initramfs default"* ]]
 }
 
+@test "test-variant: a kernel built from other patches is refused, class 2, the patch and the rebuild named; PREBUILT=1 boots it; rebuilt, it boots" {
+	[ "$(jq -c .series "$ARTIFACTS/default/kernel.json")" = "[]" ]
+	make_patch 0001-two-is-three 2 3
+	echo 0001-two-is-three.patch >"$PATCHES/series"
+	for v in default crash; do
+		run "$TOP/scripts/test-variant" "$v"
+		echo "$output"
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"the kernel in artifacts/default is not the one this checkout builds: patches/ changed since it was built: 0001-two-is-three.patch (new); make container-build VARIANTS=$v rebuilds it"* ]]
+		[[ "$(result "$v" '.reasons[0].reason')" == *"0001-two-is-three.patch (new)"* ]]
+		[ "$(result "$v" '.counts.pass')" = 0 ]
+	done
+	PREBUILT=1 run "$TOP/scripts/test-variant" default
+	[ "$status" -eq 0 ]
+	VARIANTS=default "$TOP/scripts/build-all" >/dev/null 2>&1
+	[ "$(jq -r '.series[0].name' "$ARTIFACTS/default/kernel.json")" = 0001-two-is-three.patch ]
+	run "$TOP/scripts/test-variant" default
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# an edited patch, and one taken out of the series
+	sed -i 's/Because the test needs a reason./Because./' "$PATCHES/0001-two-is-three.patch"
+	run "$TOP/scripts/test-variant" default
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"0001-two-is-three.patch (changed)"* ]]
+	: >"$PATCHES/series"
+	run "$TOP/scripts/test-variant" default
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"0001-two-is-three.patch (gone)"* ]]
+}
+
+@test "test-variant: a kernel built from other Kconfig lines is refused, class 2; a run parameter edit is not a kernel change" {
+	[ "$(jq -r .kconfig_sha256 "$ARTIFACTS/default/kernel.json")" = "$("$TOP/scripts/variant" kconfig default | sha256sum | cut -d' ' -f1)" ]
+	cp "$CONFIGS/default.variant" "$BATS_TEST_TMPDIR/default.variant"
+	echo 'CONFIG_OTHER=y' >>"$CONFIGS/default.variant"
+	run "$TOP/scripts/test-variant" default
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"the kernel in artifacts/default is not the one this checkout builds: its Kconfig lines changed since it was built"* ]]
+	# base.config is one of its fragments too
+	cp "$BATS_TEST_TMPDIR/default.variant" "$CONFIGS/default.variant"
+	echo 'CONFIG_MORE=y' >>"$CONFIGS/base.config"
+	run "$TOP/scripts/test-variant" default
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"its Kconfig lines changed"* ]]
+	sed -i '/CONFIG_MORE=y/d' "$CONFIGS/base.config"
+	sed -i 's/^#@ silence = 5$/#@ silence = 6/' "$CONFIGS/default.variant"
+	run "$TOP/scripts/test-variant" default
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"initramfs default"*"the kernel was not rebuilt"* ]]
+}
+
 @test "test-variant: an artifact set without manifest.json is class 2, the file named, nothing rebuilt" {
 	rm "$ARTIFACTS/manifest.json" "$ARTIFACTS/SHA256SUMS"
 	sed -i 's/ok 1 smoke/ok 1 smoke-edited/' "$GUEST_TESTS/smoke/ok.c"
