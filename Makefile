@@ -50,8 +50,10 @@ CCACHE_REMOTE ?=
 DISTCC_HOSTS  ?=
 ## NO_DONOR: 1: build a new variant's kernel from nothing, not from a donor's objects [0]
 NO_DONOR      ?= 0
+## WAIT: 1: wait for a run that holds this checkout's lock, instead of refusing [0]
+WAIT          ?= 0
 
-export RUNTIME VARIANTS JOBS VARIANT SUITES LOG TESTS ACCEL GOOD BAD CCACHE_REMOTE DISTCC_HOSTS NO_DONOR KSELFTEST CHECK
+export RUNTIME VARIANTS JOBS VARIANT SUITES LOG TESTS ACCEL GOOD BAD CCACHE_REMOTE DISTCC_HOSTS NO_DONOR KSELFTEST CHECK WAIT
 ifneq ($(strip $(BASE_IMAGE)),)
 export BASE_IMAGE
 endif
@@ -61,18 +63,23 @@ export PREBUILT := 1
 endif
 
 IN := scripts/in-container
+# Every target that writes build/, artifacts/ or results/ runs under the
+# checkout's lock (scripts/checkout-lock: a second run refuses, or waits
+# with WAIT=1); help, parse, compare and test do not take it (they build
+# and boot nothing; parse writes only results/<variant>/reparsed).
+LOCK = scripts/checkout-lock $@
 SETUP_LISTS := $(if $(filter native,$(RUNTIME)),native,podman)
 
 .DEFAULT_GOAL := all
 .PHONY: all help setup base-image image container-build kernel-tree \
 	patches-export series-check repro-check matrix packages boot-packages boot test-variant bench parse \
-	rerun-failed compare bisect-run check check-scale test clean distclean
+	rerun-failed compare bisect-run check check-scale test clean distclean clean-cache
 
 # One script: each variant boots as soon as its kernel is built, while the
 # next kernel builds; a variant that fails to build is still a (class 2)
 # row of the matrix.
 all: setup ## build every variant and boot it in QEMU (the main job)
-	@$(IN) scripts/build-and-boot
+	@$(LOCK) $(IN) scripts/build-and-boot
 
 help: ## list the targets and the variables, with their defaults
 	@scripts/make-help $(firstword $(MAKEFILE_LIST))
@@ -81,59 +88,59 @@ setup: ## install missing host packages (apt), as root
 	@scripts/host-setup $(SETUP_LISTS)
 
 base-image: setup ## build the local Debian base image (debootstrap + podman import)
-	@scripts/base-image
+	@$(LOCK) scripts/base-image
 
 image: setup ## build the pipeline's container image
-	@scripts/image >/dev/null
+	@$(LOCK) scripts/image >/dev/null
 
 container-build: setup ## patch the tree, build all VARIANTS (kernels, guest tests, initramfs), write artifacts/
-	@$(IN) scripts/build-all
+	@$(LOCK) $(IN) scripts/build-all
 
 packages: setup ## Debian packages of VARIANT's kernel (bindeb-pkg) into artifacts/VARIANT/, hashed in the manifest
-	@$(IN) scripts/build-packages --build "$(VARIANT)"
+	@$(LOCK) $(IN) scripts/build-packages --build "$(VARIANT)"
 
 boot-packages: setup ## install VARIANT's packages in a throwaway Debian rootfs (dpkg -i, initramfs-tools), build a module against its headers, boot that kernel + initrd in QEMU with the rootfs as root (9p) and run its package_suites from it
-	@scripts/boot-packages "$(VARIANT)"
+	@$(LOCK) scripts/boot-packages "$(VARIANT)"
 
 kernel-tree: setup ## leave the patched kernel git tree ready to edit
-	@$(IN) scripts/prepare-source
+	@$(LOCK) $(IN) scripts/prepare-source
 	@echo "kernel tree: $(CURDIR)/build/linux -> $$(readlink -f build/linux)"
 	@echo "commit your changes there, then run 'make patches-export'"
 
 patches-export: setup ## write the tree's commits to patches/ and patches/series
-	@$(IN) scripts/patches-export
+	@$(LOCK) $(IN) scripts/patches-export
 
 series-check: setup ## checkpatch --strict every patch; BISECT=1: build every commit
-	@$(IN) scripts/series-check
+	@$(LOCK) $(IN) scripts/series-check
 
 repro-check: container-build ## rebuild VARIANTS elsewhere, clock shifted, no ccache; compare
-	@$(IN) scripts/repro-check
+	@$(LOCK) $(IN) scripts/repro-check
 
 matrix: setup ## boot every variant of VARIANTS in QEMU and run its suites
-	@$(IN) scripts/matrix
+	@$(LOCK) $(IN) scripts/matrix
 
 boot: setup ## interactive console of VARIANT (Ctrl-A X quits QEMU)
-	@$(IN) scripts/boot-interactive "$(VARIANT)"
+	@$(LOCK) $(IN) scripts/boot-interactive "$(VARIANT)"
 
 test-variant: setup ## boot VARIANT and run SUITES (default: the variant's own)
-	@$(IN) scripts/test-variant "$(VARIANT)"
+	@$(LOCK) $(IN) scripts/test-variant "$(VARIANT)"
 
 bench: setup ## run the benchmark suites of VARIANT
-	@SUITES=umcg-bench $(IN) scripts/test-variant "$(VARIANT)"
+	@SUITES=umcg-bench $(LOCK) $(IN) scripts/test-variant "$(VARIANT)"
 
 parse: ## classify a saved console log: make parse LOG=results/default/console.log
 	@test -n "$(LOG)" || { echo "error: give LOG=path/to/console.log" >&2; exit 2; }
 	@scripts/parse-console --out "$$(dirname "$(LOG)")/reparsed" "$(LOG)"
 
 rerun-failed: setup ## boot VARIANT again with exactly what failed in results/VARIANT/
-	@$(IN) scripts/rerun-failed "$(VARIANT)"
+	@$(LOCK) $(IN) scripts/rerun-failed "$(VARIANT)"
 
 compare: ## new failures, fixes, metric deltas from results A to B; fails if B regressed (scripts/compare exits 1)
 	@test -n "$(A)" || { echo "error: give A=<results dir> (and B=, default results)" >&2; exit 2; }
 	@scripts/compare $(if $(strip $(VARIANTS)),--variants "$(VARIANTS)") "$(A)" "$(B)"
 
 bisect-run: setup ## git bisect run GOOD..BAD in the kernel tree: build, boot VARIANT, TESTS
-	@$(IN) scripts/bisect-run
+	@$(LOCK) $(IN) scripts/bisect-run
 
 test: ## the tooling tests only (fast, no kernel build)
 	@scripts/host-setup check
@@ -141,16 +148,16 @@ test: ## the tooling tests only (fast, no kernel build)
 
 check: setup ## the test command: tooling tests, the main job, harness tests
 	@scripts/host-setup check
-	@scripts/check
+	@$(LOCK) scripts/check
 
 check-scale: setup ## the slow scale-out tests: a kernel through a shared ccache and distcc
-	@$(IN) scripts/check-scale
+	@$(LOCK) $(IN) scripts/check-scale
 
-clean: ## remove build objects, artifacts and results (keeps tree, ccache, images)
-	@for v in $$(scripts/variant list --all); do rm -rf "build/$$v"; done
-	rm -rf build/src/*/.obj-* build/repro build/scale build/initramfs build/bisect-run build/symbols build/ksft build/pkg-boot build/pristine-src/.obj-* artifacts results
-	-git -C build/linux worktree prune 2>/dev/null
+clean: ## remove build objects, artifacts and results (keeps tree, the per-user caches, images)
+	@$(LOCK) scripts/clean
 
-distclean: clean ## remove everything generated, images included
-	rm -rf build
-	-podman image rm $$(podman images -q --filter reference='localhost/kernel-pipeline*') 2>/dev/null
+distclean: ## remove everything generated in this checkout, images included (keeps the per-user caches: make clean-cache)
+	@$(LOCK) scripts/clean --dist
+
+clean-cache: ## remove the per-user caches every checkout shares (compiler cache, pristine source, kselftest and guest-program builds)
+	@scripts/clean --cache

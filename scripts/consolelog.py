@@ -338,6 +338,7 @@ class _Parser:
         self.implicit_count = 0
         self.harness_panic = False
         self.timestamped = False
+        self.last_line = None       # (lineno, text) the guest's last line
 
     # ---- kernel problems ------------------------------------------------
     def _during(self):
@@ -774,8 +775,11 @@ class _Parser:
         self._end_suite()
 
 
-def parse(text, patterns=None, variant=None, log_path=None):
-    """Classify one console log. Returns the results.json dict."""
+def parse(text, patterns=None, variant=None, log_path=None,
+          harness_status=None):
+    """Classify one console log. Returns the results.json dict.
+    harness_status: the harness's exit status, when known; a failure the
+    log does not explain is still class 2, recorded with its reason."""
     if patterns is None:
         patterns = load_patterns()
     ps = _Parser(patterns)
@@ -786,6 +790,8 @@ def parse(text, patterns=None, variant=None, log_path=None):
         recs[-1][1] == 'u'
     ps.timestamped = sum(1 for r in recs if r[1] == 'k') >= 3
     for i, (lineno, kind, t) in enumerate(recs):
+        if not t.startswith('@@@ HARNESS') and t.strip():
+            ps.last_line = (lineno, t)
         if kind == 'k':
             ps.kernel_line(lineno, t)
         elif partial and i == len(recs) - 1:
@@ -793,7 +799,14 @@ def parse(text, patterns=None, variant=None, log_path=None):
         else:
             ps.user_line(lineno, t)
     ps.finish()
-    return _assemble(ps, variant, log_path)
+    res = _assemble(ps, variant, log_path)
+    if harness_status not in (None, 0) and res['exit_class'] < 2:
+        res['reasons'].insert(0, {
+            'class': 2, 'reason': 'the harness exited %d, and the console '
+            'log does not say why' % harness_status})
+        res['exit_class'] = 2
+        res['exit_class_name'] = CLASS_NAMES[2]
+    return res
 
 
 def _assemble(ps, variant, log_path):
@@ -889,6 +902,28 @@ def _assemble(ps, variant, log_path):
     if h['start'] is not None and 'END' not in events and \
             'QEMU-EXIT' not in events:
         reasons.append([2, 'log truncated: no @@@ HARNESS QEMU-EXIT/END'])
+    # Everything the harness sent must have run: a guest that resets or
+    # dies quietly (QEMU exits 0 under -no-reboot) ends the log early,
+    # and what never began has no result to fail.
+    if ps.last_line:
+        where = 'the console stopped at line %d: %s' % (
+            ps.last_line[0], ps.last_line[1].strip()[:120])
+    else:
+        where = 'the console printed nothing'
+    # (a final command that never ended leaves no poweroff either: below)
+    begun = {s['name'] for s in suites}
+    for cmd in h['sent']:
+        words = cmd.split()
+        if len(words) > 1 and words[0] == 'run-suite' and \
+                words[1] not in begun:
+            reasons.append([2, 'suite %s was sent but never began; %s'
+                            % (words[1], where)])
+    stopped = HARNESS_STOPS & set(events) or \
+        any(p['kind'] == 'panic' for p in problems)
+    if h['start'] is not None and ps.ready is not None and not stopped \
+            and 'poweroff -f' not in h['sent']:
+        reasons.append([2, 'the run ended before its last step (the '
+                           'harness never sent poweroff); %s' % where])
     for t in tests:
         if t['status'] == 'fail':
             reasons.append([1, 'test %s failed' % t['id']])

@@ -11,6 +11,27 @@ ARTIFACTS=${ARTIFACTS:-$TOP/artifacts}
 RESULTS=${RESULTS:-$TOP/results}
 CONFIGS=${CONFIGS:-$TOP/configs}
 PATCHES=${PATCHES:-$TOP/patches}
+# What is keyed by content and safe to share between checkouts (the
+# compiler cache, the extracted source, kselftest and guest-program builds)
+# lives per user, not per checkout: a second clone, a worktree and CI on
+# the same machine start warm. `make clean-cache` removes it; `make
+# distclean` keeps it. With no HOME at all it falls back to build/.
+# PIPELINE_CACHE names another place (exported: every script agrees).
+if [ -z "${PIPELINE_CACHE:-}" ]; then
+	PIPELINE_CACHE=${XDG_CACHE_HOME:-${HOME:+$HOME/.cache}}
+	PIPELINE_CACHE=${PIPELINE_CACHE:+$PIPELINE_CACHE/kernel-pipeline}
+	PIPELINE_CACHE=${PIPELINE_CACHE:-$BUILD/cache}
+fi
+export PIPELINE_CACHE
+# The compiler cache: CCACHE_DIR names another (whose own ccache.conf then
+# sets its size); the pipeline's is capped at 8 GB (CCACHE_MAXSIZE) so that
+# a shared cache does not grow without bound.
+if [ -z "${CCACHE_DIR:-}" ] || [ "$CCACHE_DIR" = "$PIPELINE_CACHE/ccache" ]; then
+	CCACHE_DIR=$PIPELINE_CACHE/ccache
+	CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+	export CCACHE_MAXSIZE
+fi
+export CCACHE_DIR
 # The image the pipeline's image is built on unless BASE_IMAGE names
 # another: made locally by scripts/base-image (debootstrap).
 LOCAL_BASE_IMAGE=localhost/kernel-pipeline-base:bookworm
@@ -157,6 +178,17 @@ refreshed_manifest() {
 	have=$(awk -v f="$1/initramfs.cpio.gz" '$2 == f { print $1 }' "$ARTIFACTS/SHA256SUMS" 2>/dev/null)
 	[ "$want" != "$have" ] || return 0
 	flock "$ARTIFACTS/.manifest.lock" "$TOP/scripts/manifest" --update "$1"
+}
+
+# kernel_image_of VARIANT: the bzImage a boot of VARIANT uses (its
+# variant.json's kernel, else configs/), when it is there; for the
+# accelerator probe (scripts/accel-probe --kernel).
+kernel_image_of() {
+	local k=""
+	k=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["kernel"]["variant"])' \
+		"$ARTIFACTS/$1/variant.json" 2>/dev/null) ||
+		k=$(variant get "$1" kernel 2>/dev/null) || return 0
+	[ ! -f "$ARTIFACTS/$k/bzImage" ] || printf '%s\n' "$ARTIFACTS/$k/bzImage"
 }
 
 sha256_of() {

@@ -69,6 +69,29 @@ kvm_runs() { # how many times QEMU was started with KVM
 	run ! pgrep -f "$BATS_TEST_TMPDIR/.*probe.img"
 }
 
+@test "accel-probe --kernel: a KVM that runs the boot sector but not Linux is TCG, naming the kernel; one that runs it is KVM" {
+	echo 'fake kernel' >"$BATS_TEST_TMPDIR/bzImage"
+	start=$SECONDS
+	FAKE_KVM=sector-only PROBE_TIMEOUT=1 run "$TOP/scripts/accel-probe" --kernel "$BATS_TEST_TMPDIR/bzImage"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "tcg KVM runs the probe's boot sector but not Linux: under -accel kvm -cpu host the kernel $BATS_TEST_TMPDIR/bzImage printed nothing in 3s" ]
+	[ $((SECONDS - start)) -lt 8 ]
+	grep -q -- "-accel kvm -cpu host .*-kernel $BATS_TEST_TMPDIR/bzImage -append console=ttyS0 earlyprintk=serial,ttyS0,115200 panic=-1" "$FAKE_QEMU_LOG"
+	# without --kernel the same host passes: the boot sector alone cannot tell
+	FAKE_KVM=sector-only PROBE_TIMEOUT=1 probe
+	[[ "$output" == "kvm the KVM probe guest ran in "* ]]
+	# a KVM that runs Linux: KVM, said so; cached per kernel
+	rm -rf "$BUILD/accel"
+	FAKE_KVM=works run "$TOP/scripts/accel-probe" --kernel "$BATS_TEST_TMPDIR/bzImage"
+	[[ "$output" == "kvm the KVM probe guest ran in "*"; the kernel printed its banner under it in "* ]]
+	echo 'another kernel' >"$BATS_TEST_TMPDIR/bzImage2"
+	FAKE_KVM=sector-only PROBE_TIMEOUT=1 run "$TOP/scripts/accel-probe" --kernel "$BATS_TEST_TMPDIR/bzImage2"
+	[[ "$output" == "tcg KVM runs the probe's boot sector but not Linux"* ]]
+	run "$TOP/scripts/accel-probe" --kernel "$BATS_TEST_TMPDIR/none"
+	[ "$status" -eq 2 ]
+}
+
 @test "accel-probe: ACCEL=kvm where KVM does not work exits 2 at once with the reason" {
 	start=$SECONDS
 	FAKE_KVM=abort ACCEL=kvm probe

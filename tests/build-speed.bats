@@ -272,6 +272,31 @@ fake_compilers() {
 	[ "$RESULTS/iso/results.json" -ot "$ARTIFACTS/slow/bzImage" ]
 }
 
+@test "build-and-boot: the guest programs compile beside the kernel (only its headers needed); the initramfs after it compiles nothing" {
+	sed -i '1i #include <linux/fake.h>' "$GUEST_TESTS/smoke/ok.c"
+	gcc_logger
+	# the kernel build waits until the guest programs were compiled: they
+	# cannot have come after it
+	sed -i 's|^all:$|all:\n\t@while ! grep -q -- " -o .*smoke/ok " $(GCC_CALLS) 2>/dev/null; do sleep 0.1; done|' \
+		"$(tree)/Makefile"
+	git -C "$(tree)" -c user.name=t -c user.email=t@t commit -qam wait
+	"$TOP/scripts/patches-export" 2>/dev/null
+	GCC_CALLS=$BATS_TEST_TMPDIR/gcc-calls PATH=$BATS_TEST_TMPDIR/bin:$PATH VARIANTS=default \
+		run timeout 60 "$TOP/scripts/build-and-boot"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"default: headers-early"*ok*"kernel default"*ok*"initramfs default"*ok* ]]
+	[[ "$output" == *"guest programs default (while the kernel builds)"*ok*"initramfs default"*ok* ]]
+	[ "$(jq -r .exit_class "$RESULTS/default/results.json")" = 0 ]
+	# compiled once, beside the kernel: the initramfs took it from the cache
+	[ "$(grep -c -- ' -o .*smoke/ok ' "$BATS_TEST_TMPDIR/gcc-calls")" = 1 ]
+	# the headers it was compiled against are the kernel's own
+	cmp "$BUILD/early-headers/default.tar.xz" "$ARTIFACTS/default/headers.tar.xz"
+	# a second run knows when each verdict is due
+	VARIANTS=default run "$TOP/scripts/build-and-boot"
+	[[ "$output" == *"verdicts due (from the previous run): default "[0-9][0-9]:[0-9][0-9]* ]]
+}
+
 @test "build-and-boot: a kernel that fails is a class 2 row naming its log; the rest is built and booted" {
 	add_variant broken 'CONFIG_BREAK_BUILD=y' '#@ cmdline = fake=clean'
 	VARIANTS="broken default" run "$TOP/scripts/build-and-boot"

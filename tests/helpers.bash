@@ -3,6 +3,11 @@
 # source tarball, so the real scripts run in seconds.
 TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 export TOP
+# The per-user caches (compiler, source, guest programs, kselftests) of
+# the scripts under test are the test's own, never the user's: a fake
+# kernel tarball has the real one's name and version.
+export PIPELINE_CACHE=${BATS_TEST_TMPDIR:-${BATS_RUN_TMPDIR:-/tmp}}/pipeline-cache
+unset CCACHE_DIR
 
 # scripts/variant, shorter.
 V() { "$TOP/scripts/variant" "$@"; }

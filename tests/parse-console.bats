@@ -509,6 +509,67 @@ harness_log() { # EVENT-LINE
     eq "$(j "r['reasons'][0]['reason']")" "the final command timed out after 120s"
 }
 
+# clean.log up to and with its first line matching PATTERN, then QEMU
+# ending by itself with status 0 (a guest reset or triple fault under
+# -no-reboot ends so), as the harness writes it.
+cut_log() { # PATTERN
+    sed -n "1,/$1/p" "$LOGS/clean.log" >"$BATS_TEST_TMPDIR/cut.log"
+    grep -q "$1" "$BATS_TEST_TMPDIR/cut.log"
+    printf '%s\n' '@@@ HARNESS QEMU-EXIT status=0' '@@@ HARNESS END elapsed=4.0' >>"$BATS_TEST_TMPDIR/cut.log"
+    run "$SCRIPTS/parse-console" --out "$OUT" "$BATS_TEST_TMPDIR/cut.log"
+}
+
+@test "parse-console: a suite the harness sent that never began (QEMU exited 0) is class 2, naming it and where the console stopped" {
+    cut_log '^@@@ HARNESS SEND run-suite demo'
+    echo "$output"
+    eq "$status" 2
+    eq "$(j "r['exit_class']")" 2
+    eq "$(j "r['reasons'][0]['reason']")" "suite demo was sent but never began; the console stopped at line 220: / #"
+    eq "$(j "r['reasons'][1]['reason']")" "the run ended before its last step (the harness never sent poweroff); the console stopped at line 220: / #"
+}
+
+@test "parse-console: QEMU exiting 0 in the middle of a suite is class 2: the suite incomplete, the run short of its end" {
+    cut_log '^ok 2 global.cpus_online'
+    eq "$status" 2
+    j "[x['reason'] for x in r['reasons']]" | grep -q '"suite demo incomplete: no SUITE-END"'
+    j "[x['reason'] for x in r['reasons']]" | grep -q '"the run ended before its last step (the harness never sent poweroff); the console stopped at line 237: ok 2 global.cpus_online"'
+}
+
+@test "parse-console: a run whose suites all ended but whose harness never sent poweroff is class 2" {
+    cut_log '^@@@ HARNESS SUITE-DONE suite=demo'
+    eq "$status" 2
+    eq "$(j "r['counts']['pass']")" 2
+    eq "$(j "len(r['reasons'])")" 1
+    eq "$(j "r['reasons'][0]['reason']")" "the run ended before its last step (the harness never sent poweroff); the console stopped at line 247: / #"
+}
+
+@test "parse-console --harness-status: a harness failure the log does not explain is class 2 in results.json, not only in an exit status" {
+    parse clean.log --harness-status 2
+    eq "$status" 2
+    eq "$(j "r['exit_class']")" 2
+    eq "$(j "r['reasons'][0]['reason']")" "the harness exited 2, and the console log does not say why"
+    x "len(t.findall('.//testcase'))" >/dev/null
+    # a status of 0, or a log that explains the failure, adds nothing
+    parse clean.log --harness-status 0
+    eq "$status" 0
+    parse panic-sysrq.log --harness-status 3
+    eq "$status" 3
+    eq "$(grep -c 'does not say why' "$OUT/results.json")" 0
+}
+
+@test "parse-console: a debug checker that turned itself off (kmemleak disabled, lockdep off) is a kernel problem naming it" {
+    # clean.log with the kernel's own lines inserted before the suite
+    for line in '[    2.600000] kmemleak: Kernel memory leak detector disabled' \
+        '[    2.600000] turning off the locking correctness validator.'; do
+        sed "/^@@@ HARNESS SEND run-suite demo/i $line" "$LOGS/clean.log" >"$BATS_TEST_TMPDIR/off.log"
+        run "$SCRIPTS/parse-console" --out "$OUT" "$BATS_TEST_TMPDIR/off.log"
+        eq "$status" 3
+        eq "$(j "r['kernel_problems'][0]['first_line']")" "${line#*] }"
+    done
+    eq "$(kinds)" lockdep
+    eq "$(j "r['counts']['pass']")" 2
+}
+
 @test "record-failure: a run that never booted is class 2 with its reason and log" {
     run "$SCRIPTS/record-failure" --variant default --out "$OUT" --log /x/initramfs.log \
         "guest tests of default do not build: smoke.c:3:1: error: expected ';'"

@@ -263,6 +263,7 @@ entry.run(lambda argv: 3, "demo")' "$TOP/scripts"
 	p=$BATS_TEST_TMPDIR/proj
 	mkdir -p "$p/scripts"
 	cp "$TOP/Makefile" "$p/"
+	cp "$TOP/scripts/checkout-lock" "$TOP/scripts/lib.sh" "$p/scripts/"
 	printf '#!/bin/sh\nexec "$@"\n' >"$p/scripts/in-container"
 	printf '#!/bin/sh\nexit 0\n' >"$p/scripts/host-setup"
 	printf '#!/bin/sh\necho ran >>ran\nexit "${RC:-0}"\n' >"$p/scripts/build-and-boot"
@@ -320,6 +321,11 @@ assert dl and dl[0]["with"]["name"] == "artifacts-${{ matrix.kernel }}", dl
 # ccache cached, keyed on the image's inputs and the series
 cache = [s for s in uses("build") if s["uses"].startswith("actions/cache@")]
 assert cache and cache[0]["with"]["path"] == "build/ccache", cache
+# ... which is where the build writes it, through sudo (the default is the
+# per-user cache, which a fresh runner does not keep)
+assert jobs["build"]["env"]["CCACHE_DIR"] == "${{ github.workspace }}/build/ccache", jobs["build"]["env"]
+assert any("--preserve-env=" in r and "CCACHE_DIR" in r.split("--preserve-env=")[1].split()[0]
+           for r in runs("build")), runs("build")
 key = cache[0]["with"]["key"]
 assert "Containerfile" in key and "patches/" in key and "matrix.kernel" in key, key
 # the uploaded set is the contract: its own directory, no hidden files
@@ -360,6 +366,7 @@ assert any(x.startswith("ci/build-job ") and "artifacts-$KERNEL" in x for x in b
 assert "artifacts-$KERNEL/" in b["artifacts"]["paths"], b["artifacts"]
 assert "artifacts/" not in b["artifacts"]["paths"]
 assert b["cache"]["paths"] == ["build/ccache/"], b["cache"]
+assert b["variables"]["CCACHE_DIR"] == "$CI_PROJECT_DIR/build/ccache", b.get("variables")
 assert "$KERNEL" in b["cache"]["key"]["prefix"] and "Containerfile" in b["cache"]["key"]["files"]
 boot = c["boot"]
 pairs = sorted((m["VARIANT"], m["KERNEL"]) for m in boot["parallel"]["matrix"])

@@ -215,7 +215,10 @@ no_qemu_left() {
 	[ -z "${FRESH_SUITES:-}" ] || [ "$(suites_run "$r")" = "$FRESH_SUITES" ]
 	grep -q -- "-kernel $w/downloaded/default/bzImage" "$w/clone/results/default/console.log"
 	# nothing was built there: no kernel tree, no objects
-	[ ! -e "$w/clone/build/linux" ] && [ ! -e "$w/clone/build/default" ] && [ ! -e "$w/clone/build/initramfs" ]
+	# (one assertion a line: a failure inside an && list does not fail a bats test)
+	[ ! -e "$w/clone/build/linux" ]
+	[ ! -e "$w/clone/build/default" ]
+	[ ! -e "$w/clone/build/initramfs" ]
 	no_qemu_left
 	rm -rf "$w"
 }
