@@ -182,7 +182,7 @@ refreshed_manifest() {
 
 # kernel_image_of VARIANT: the bzImage a boot of VARIANT uses (its
 # variant.json's kernel, else configs/), when it is there; for the
-# accelerator probe (scripts/accel-probe --kernel).
+# accelerator probe (scripts/accel-probe --variant).
 kernel_image_of() {
 	local k=""
 	k=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["kernel"]["variant"])' \

@@ -90,6 +90,12 @@ kvm_runs() { # how many times QEMU was started with KVM
 	[[ "$output" == "tcg KVM runs the probe's boot sector but not Linux"* ]]
 	run "$TOP/scripts/accel-probe" --kernel "$BATS_TEST_TMPDIR/none"
 	[ "$status" -eq 2 ]
+	# --variant: the kernel the variant boots (variant.json's), not its own directory's
+	mkdir -p "$ARTIFACTS/iso" "$ARTIFACTS/base"
+	echo '{"kernel": {"variant": "base"}}' >"$ARTIFACTS/iso/variant.json"
+	echo 'base kernel' >"$ARTIFACTS/base/bzImage"
+	FAKE_KVM=sector-only PROBE_TIMEOUT=1 run "$TOP/scripts/accel-probe" --variant iso
+	[ "$output" = "tcg KVM runs the probe's boot sector but not Linux: under -accel kvm -cpu host the kernel $ARTIFACTS/base/bzImage printed nothing in 3s" ]
 }
 
 @test "accel-probe: ACCEL=kvm where KVM does not work exits 2 at once with the reason" {
