@@ -71,7 +71,7 @@ LOCK = scripts/checkout-lock $@
 SETUP_LISTS := $(if $(filter native,$(RUNTIME)),native,podman)
 
 .DEFAULT_GOAL := all
-.PHONY: all help setup base-image image container-build kernel-tree \
+.PHONY: skips all help setup base-image image container-build kernel-tree \
 	patches-export series-check repro-check matrix packages boot-packages boot test-variant bench parse \
 	rerun-failed compare bisect-run check check-scale test clean distclean clean-cache
 
@@ -135,7 +135,10 @@ parse: ## classify a saved console log: make parse LOG=results/default/console.l
 rerun-failed: setup ## boot VARIANT again with exactly what failed in results/VARIANT/
 	@$(LOCK) $(IN) scripts/rerun-failed "$(VARIANT)"
 
-compare: ## new failures, fixes, metric deltas from results A to B; fails if B regressed (scripts/compare exits 1)
+skips: ## every skip of VARIANT's last run, counted per reason (results/VARIANT/)
+	@scripts/skips.py "$${RESULTS:-results}/$(VARIANT)"
+
+compare: ## new failures, LOST tests, fixes, metric deltas from results A to B; fails if B regressed (scripts/compare exits 1)
 	@test -n "$(A)" || { echo "error: give A=<results dir> (and B=, default results)" >&2; exit 2; }
 	@scripts/compare $(if $(strip $(VARIANTS)),--variants "$(VARIANTS)") "$(A)" "$(B)"
 

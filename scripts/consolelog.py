@@ -339,6 +339,10 @@ class _Parser:
         self.harness_panic = False
         self.timestamped = False
         self.last_line = None       # (lineno, text) the guest's last line
+        self.checks = {}            # @@@ CHECK: name -> state, detail, line
+        self.unplanned = []         # suite/program that ran, not planned
+        self.final_done = None      # line of @@@ FINAL-DONE
+        self.kasan_banner = None    # line of "KernelAddressSanitizer initialized"
 
     # ---- kernel problems ------------------------------------------------
     def _during(self):
@@ -360,6 +364,9 @@ class _Parser:
         """Feed one line of kernel text to the report collector."""
         self.kidx += 1
         body = strip_ts(text)
+        if self.kasan_banner is None and \
+                'KernelAddressSanitizer initialized' in body:
+            self.kasan_banner = lineno
         if self.cmdline is None and body.startswith('Kernel command line:'):
             self.cmdline = body.split(':', 1)[1].strip()
         m = re.search(r'Linux version (\S+)', body)
@@ -483,6 +490,7 @@ class _Parser:
         results = []
         for i, f in enumerate(flat):
             below = [x for x in flat[i + 1:i + 1 + self._count(flat, i)]]
+            lost = False
             if not f['leaf']:
                 failing = any(x['status'] in bad for x in below)
                 if f['status'] in bad and not failing:
@@ -490,8 +498,15 @@ class _Parser:
                 elif f['missing'] and not failing:
                     f = dict(f, status='error', reason='%d planned subtests '
                              'never reported' % f['missing'])
+                    lost = True
                 else:
                     continue
+            elif f['missing'] and f['status'] in ('pass', 'skip'):
+                # "ok" over a nested plan that was not kept: the subtests
+                # that never printed are untested, not passed
+                f = dict(f, status='error', reason='%d planned subtests '
+                         'never reported' % f['missing'])
+                lost = True
             status = f['status']
             reason = f['reason']
             results.append({
@@ -499,6 +514,7 @@ class _Parser:
                 'suite': p.suite, 'program': p.name,
                 'name': '/'.join(f['path'][2:]), 'number': f['number'],
                 'status': status, 'duration_ms': f['duration_ms'],
+                'missing': lost, '_ended': p.ended,
                 'skip_reason': (reason or 'skip') if status == 'skip'
                 else None,
                 'note': reason if status != 'skip' else None,
@@ -519,6 +535,7 @@ class _Parser:
                 'name': 'missing-results', 'number': None,
                 'status': 'error', 'missing': True, 'duration_ms': None,
                 'skip_reason': None, 'note': why, 'line': None,
+                '_ended': p.ended,
                 'junit_suite': '%s/%s' % (p.suite, p.name),
                 'excerpt': _cap(tree.log, TEST_EXCERPT_LINES),
                 'metrics': {}, '_splats': p.splats,
@@ -586,6 +603,13 @@ class _Parser:
                 p.end_uptime = up
                 p.rc = _num(kv.get('rc'))
                 self._end_program()
+        elif ev == 'FINAL-DONE':
+            self.final_done = lineno
+        elif ev == 'CHECK':
+            # "CHECK <name> <on|off> <what was seen>" (runner/debug-checks)
+            w = rest.split(None, 2) + ['', '', '']
+            self.checks[w[0]] = {'state': w[1], 'detail': w[2].strip(),
+                                 'line': lineno}
         elif ev == 'SUITE-END':
             name = rest.split()[0] if rest.split() else '?'
             s = self.suite
@@ -687,8 +711,13 @@ class _Parser:
         missing = []
         if p.plan is not None:
             missing = [n for n in range(1, p.plan + 1) if n not in got]
-        elif not p.results and (not p.ended or p.rc not in OK_RC):
+        elif not p.results:
+            # a program that printed no result did not test anything, even
+            # when it exited 0 (kunit.py: "0 tests run!")
             missing = [None]
+            if p.ended and p.rc in OK_RC:
+                why = 'no result in the console log: the program exited ' \
+                    'rc=%s without printing a KTAP result line' % p.rc
         for n in missing:
             if n is None:
                 name = p.run_name or p.name
@@ -703,6 +732,7 @@ class _Parser:
                 'program': p.name, 'name': name, 'number': n,
                 'status': 'error', 'missing': True, 'duration_ms': None,
                 'skip_reason': None, 'note': why, 'line': None,
+                '_ended': p.ended,
                 'excerpt': _cap(lines, TEST_EXCERPT_LINES),
                 'metrics': {},
                 '_splats': p.splats,
@@ -776,10 +806,13 @@ class _Parser:
 
 
 def parse(text, patterns=None, variant=None, log_path=None,
-          harness_status=None):
+          harness_status=None, plan=None):
     """Classify one console log. Returns the results.json dict.
     harness_status: the harness's exit status, when known; a failure the
-    log does not explain is still class 2, recorded with its reason."""
+    log does not explain is still class 2, recorded with its reason.
+    plan: what the boot was planned to run (scripts/boot-plan --plan-out):
+    every planned program must have run and every planned debug checker
+    must have stayed on, or the run is class 2."""
     if patterns is None:
         patterns = load_patterns()
     ps = _Parser(patterns)
@@ -799,7 +832,7 @@ def parse(text, patterns=None, variant=None, log_path=None,
         else:
             ps.user_line(lineno, t)
     ps.finish()
-    res = _assemble(ps, variant, log_path)
+    res = _assemble(ps, variant, log_path, plan)
     if harness_status not in (None, 0) and res['exit_class'] < 2:
         res['reasons'].insert(0, {
             'class': 2, 'reason': 'the harness exited %d, and the console '
@@ -809,7 +842,7 @@ def parse(text, patterns=None, variant=None, log_path=None,
     return res
 
 
-def _assemble(ps, variant, log_path):
+def _assemble(ps, variant, log_path, plan=None):
     h = ps.harness
     problems = [p.as_dict() for p in ps.problems]
     if ps.harness_panic and not any(p['kind'] == 'panic' for p in problems):
@@ -855,6 +888,15 @@ def _assemble(ps, variant, log_path):
                        'timed_out': s.timed_out, 'duration_s': dur,
                        'line': s.lineno, 'programs': progs})
 
+    if ps.last_line:
+        where = 'the console stopped at line %d: %s' % (
+            ps.last_line[0], ps.last_line[1].strip()[:120])
+    else:
+        where = 'the console printed nothing'
+    reasons = []   # [class, text]
+    if plan is not None:
+        _check_plan(plan, ps, suites, tests, reasons, where)
+
     # the same suite run twice in one boot: keep ids unique
     seen = {}
     for t in tests:
@@ -868,7 +910,6 @@ def _assemble(ps, variant, log_path):
         counts[t['status']] += 1
     counts['total'] = len(tests)
 
-    reasons = []   # [class, text]
     for p in problems:
         reasons.append([3, 'kernel %s: %s' % (p['kind'], p['first_line'])])
     events = [e['event'] for e in h['events']]
@@ -905,11 +946,6 @@ def _assemble(ps, variant, log_path):
     # Everything the harness sent must have run: a guest that resets or
     # dies quietly (QEMU exits 0 under -no-reboot) ends the log early,
     # and what never began has no result to fail.
-    if ps.last_line:
-        where = 'the console stopped at line %d: %s' % (
-            ps.last_line[0], ps.last_line[1].strip()[:120])
-    else:
-        where = 'the console printed nothing'
     # (a final command that never ended leaves no poweroff either: below)
     begun = {s['name'] for s in suites}
     for cmd in h['sent']:
@@ -925,8 +961,16 @@ def _assemble(ps, variant, log_path):
         reasons.append([2, 'the run ended before its last step (the '
                            'harness never sent poweroff); %s' % where])
     for t in tests:
+        ended = t.pop('_ended', False)
         if t['status'] == 'fail':
             reasons.append([1, 'test %s failed' % t['id']])
+        elif t['status'] == 'error' and t.get('missing'):
+            # planned, and no outcome: not a failure of the test but a run
+            # that did not do what it promised; where the console stopped
+            # unless its program ended (its rc is in the note then)
+            reasons.append([2, 'test %s: %s%s' % (
+                t['id'], t['note'],
+                '' if ended else '; ' + where)])
         elif t['status'] == 'error':
             reasons.append([1, 'test %s: %s' % (t['id'], t['note'])])
     for s in suites:
@@ -964,10 +1008,73 @@ def _assemble(ps, variant, log_path):
         'kernel_problems': problems,
         'kernel_problems_total': ps.problems_total,
         'counts': counts,
+        'plan': None if plan is None else {
+            'suites': plan.get('suites', []),
+            'checkers': plan.get('checkers', []),
+            'unplanned': ps.unplanned},
+        'checks': ps.checks,
         'tests': tests,
         'suites': suites,
         'harness': {k: v for k, v in h.items() if k != 'start'},
     }
+
+
+def _check_plan(plan, ps, suites, tests, reasons, where):
+    """Hold the run against its plan: a planned program that never began
+    becomes a missing result (an error, class 2, in tests[] like any
+    other); a program that ran but was not planned, and a debug checker
+    that is off or unreported, are class 2 reasons."""
+    ps.unplanned = []
+    ran = {s['name']: s for s in suites}
+    for sp in plan.get('suites', []):
+        s = ran.get(sp['name'])
+        if s is None:
+            if not any(c.split()[1:2] == [sp['name']]
+                       for c in ps.harness['sent']):
+                reasons.append([2, 'suite %s was planned but never sent; %s'
+                                % (sp['name'], where)])
+            continue
+        seen = [p['name'] for p in s['programs']]
+        for name in sp['programs']:
+            if name in seen:
+                continue
+            ident = '%s/%s' % (sp['name'], name)
+            why = 'planned but never began' + (
+                '' if s['complete'] else ' (the suite did not end)')
+            tests.append({
+                'id': ident, 'suite': sp['name'], 'program': name,
+                'name': name, 'number': None, 'status': 'error',
+                'missing': True, 'duration_ms': None, 'skip_reason': None,
+                'note': why, 'line': None, 'excerpt': [], 'metrics': {},
+                'explained_by': []})
+        for name in seen:
+            if name not in sp['programs'] + sp.get('optional', []):
+                ps.unplanned.append('%s/%s' % (sp['name'], name))
+                reasons.append([2, 'program %s/%s ran but was not planned '
+                                '(the initramfs and variant.json disagree)'
+                                % (sp['name'], name)])
+    for name in plan.get('checkers', []):
+        if name == 'kasan':
+            # no runtime switch: initialized at boot, or never
+            if ps.kasan_banner is None:
+                reasons.append([2, 'debug checker kasan is off: the console '
+                                'never said "KernelAddressSanitizer '
+                                'initialized"'])
+            continue
+        c = ps.checks.get(name)
+        finals = [x for x in ps.harness['sent'] if x.split()[:1] !=
+                  ['run-suite'] and x != 'poweroff -f']
+        if c is None and ps.final_done is not None:
+            reasons.append([2, 'debug checker %s was not reported: the final '
+                            "command '%s' ended (line %d) without a @@@ "
+                            'CHECK %s line' % (name, ' '.join(finals[-1:]),
+                                               ps.final_done, name)])
+        elif c is None:
+            reasons.append([2, 'debug checker %s was not reported (the final '
+                            'command never ended); %s' % (name, where)])
+        elif c['state'] != 'on':
+            reasons.append([2, 'debug checker %s is off: %s (line %d)' % (
+                name, c['detail'] or c['state'], c['line'])])
 
 
 def failure_result(variant, reason, log_path=None):
@@ -1066,7 +1173,9 @@ def junit_tree(res):
               '%.3f' % res['boot']['ready_uptime_s']
               if res['boot']['ready_uptime_s'] is not None else '0')]
     for r in res['reasons']:
-        if r['class'] == 2 and not r['reason'].startswith('no READY'):
+        # (a missing test is a testcase of its own suite already)
+        if r['class'] == 2 and not r['reason'].startswith(('no READY',
+                                                            'test ')):
             cases.append(('harness', r['reason'].split(':')[0], 'error',
                           r['reason'], r['reason'], '0'))
     add_suite('harness', cases)
@@ -1137,6 +1246,19 @@ def write_results(res, outdir):
         with open(os.path.join(outdir, safe_name(s['name']) + '.ktap'), 'w',
                   encoding='utf-8') as f:
             f.write(suite_ktap(s))
+
+
+def read_plan(path):
+    """A plan written by scripts/boot-plan --plan-out."""
+    with open(path, encoding='utf-8') as f:
+        try:
+            plan = json.load(f)
+        except ValueError as e:
+            raise OSError('%s is not valid JSON: %s' % (path, e)) from None
+    if not isinstance(plan, dict) or \
+            plan.get('format') != 'kernel-pipeline-plan/1':
+        raise OSError('%s is not a plan (kernel-pipeline-plan/1)' % path)
+    return plan
 
 
 def read_log(path):

@@ -151,7 +151,7 @@ PARAMS = {
     'silence': (_positive_int, '120', 'seconds the console may be quiet'),
     'timeout_scale': (_positive_int, '1', 'factor on every suite timeout'),
     'final': (_text, '', 'guest command after the suites (e.g. '
-              'kmemleak-scan)'),
+              'debug-checks)'),
     'kselftests': (_targets, '', 'kernel selftest targets '
                    '(kselftests/targets.conf) the suite kselftest runs'),
     'kselftest_set': (_set, 'quick', 'quick (skip.conf\'s slow tests left '

@@ -44,13 +44,13 @@ setup() {
 	[[ "$output" == *"$(git -C "$BUILD/linux" rev-parse --short=12 c4) bad "* ]]
 	[[ "$output" == *"$(git -C "$BUILD/linux" rev-parse --short=12 c1) good "* ]]
 	# the failing test of that commit, from its run
-	[[ "$output" == *"[FAIL]  smoke/t/fake"* ]]
+	[[ "$output" == *"[FAIL]  smoke/ok/smoke"* ]]
 	# and how to compare it with GOOD's run, which works
 	r=$BUILD/bisect-run/results
 	[[ "$output" == *"against GOOD: make compare A=$r/${c1:0:12} B=$r/${c2:0:12}"* ]]
 	run "$TOP/scripts/compare" "$r/${c1:0:12}" "$r/${c2:0:12}"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"NEW FAILURE  smoke/t/fake: pass -> fail"* ]]
+	[[ "$output" == *"NEW FAILURE  smoke/ok/smoke: pass -> fail"* ]]
 	# c3 does not build: if bisect asked, it was a skip (125), never "bad"
 	c3=$(git -C "$BUILD/linux" rev-parse --short=12 c3)
 	run ! grep -E "^$c3 (bad|good)" "$BUILD/bisect-run/results/steps.txt"

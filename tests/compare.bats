@@ -33,10 +33,10 @@ json.dump(r, open(d + "/" + v + "/results.json", "w"))' "$1" "$2" "$3" "$4"
 	run "$TOP/scripts/compare" "$A" "$B"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"compare: no regression; 0 new failures, 0 fixed, 0 other status changes"* ]]
+	[[ "$output" == *"compare: no regression; 0 new failures, 0 lost, 0 fixed, 0 other status changes"* ]]
 }
 
-@test "compare: a new failure, a fixed test, a status change, a metric ratio; exit 1" {
+@test "compare: a new failure, a fixed test, a LOST test (pass -> skip), a metric ratio; exit 1" {
 	res "$A" default 0 "{'t': {'umcg/switch/global.a': 'pass', 'umcg/block/global.c': 'fail',
 		'smoke/smoke/global.b': 'pass', 'umcg-bench/switch_bench/global.x': ('pass', {'umcg_futex_ratio': 1.06, 'unit': 'ns'})}}"
 	res "$B" default 1 "{'t': {'umcg/switch/global.a': 'fail', 'umcg/block/global.c': 'pass',
@@ -49,15 +49,16 @@ json.dump(r, open(d + "/" + v + "/results.json", "w"))' "$1" "$2" "$3" "$4"
 	[[ "$output" == *"   class 0 c0 -> 1 c1   WORSE"* ]]
 	[[ "$output" == *"   NEW FAILURE  umcg/switch/global.a: pass -> fail"* ]]
 	[[ "$output" == *"   FIXED        umcg/block/global.c: fail -> pass"* ]]
-	[[ "$output" == *"   CHANGED      smoke/smoke/global.b: pass -> skip"* ]]
+	[[ "$output" == *"   LOST         smoke/smoke/global.b: pass -> skip"* ]]
 	[[ "$output" == *"   metric umcg-bench/switch_bench/global.x umcg_futex_ratio: 1.06 -> 1.59 (+0.53, x1.500)"* ]]
 	[[ "$output" == *"   boot to READY (guest uptime, s): 1.5 -> 1.75 (+0.25, x1.167)"* ]]
-	[[ "$output" == *"compare: regressed: default; 1 new failures, 1 fixed, 1 other status changes"* ]]
-	# the first row is the news
+	[[ "$output" == *"compare: regressed: default; 1 new failures, 1 lost, 1 fixed, 0 other status changes"* ]]
+	# the first rows are the news
 	[[ "$(grep -m1 '^   [A-Z]' <<<"$output")" == "   NEW FAILURE"* ]]
+	[[ "$(grep -m2 '^   [A-Z]' <<<"$output" | tail -n1)" == "   LOST"* ]]
 }
 
-@test "compare: a new kernel problem or a missing variant regresses; fewer tests run do not" {
+@test "compare: a new kernel problem, a missing variant or a test that no longer runs (LOST) regresses; an accepted one does not" {
 	res "$A" default 0 "{'t': {'a/b/c': 'pass', 'a/b/d': 'pass'}}"
 	res "$A" off 0 "{'t': {'a/b/c': 'pass'}}"
 	res "$B" default 3 "{'t': {'a/b/c': 'pass'}, 'kernel_problems': [{'kind': 'warning', 'first_line': 'WARNING: at kernel/sched/umcg.c:10'}]}"
@@ -65,12 +66,26 @@ json.dump(r, open(d + "/" + v + "/results.json", "w"))' "$1" "$2" "$3" "$4"
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"   NEW KERNEL PROBLEM  warning: 0 -> 1 (WARNING: at kernel/sched/umcg.c:10)"* ]]
-	[[ "$output" == *"   only in A    a/b/d: pass -> -"* ]]
+	[[ "$output" == *"   LOST         a/b/d: pass -> -"* ]]
 	[[ "$output" == *"== off: in A only: no result in B   REGRESSED"* ]]
-	# only the variants asked for
-	res "$B" default 0 "{'t': {'a/b/c': 'pass'}}"
+	# only the variants asked for; a/b/d no longer runs
+	res "$B" default 0 "{'t': {'a/b/c': 'pass', 'a/b/e': 'skip'}}"
 	run "$TOP/scripts/compare" --variants default "$A" "$B"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"== default   REGRESSED"* ]]
+	[[ "$output" == *"   only in B    a/b/e: - -> skip"* ]]
+	# accepted, with its reason: shown, not a regression
+	printf '# why these may stop running\na/b/[d]  retired with the old ABI\n' >"$BATS_TEST_TMPDIR/acc"
+	run "$TOP/scripts/compare" --accepted "$BATS_TEST_TMPDIR/acc" --variants default "$A" "$B"
+	echo "$output"
 	[ "$status" -eq 0 ]
+	[[ "$output" == *"   lost, ok     a/b/d: pass -> -  (accepted: retired with the old ABI)"* ]]
+	[[ "$output" == *"compare: no regression; 0 new failures, 0 lost,"* ]]
+	# a rule without a reason is an error naming its line
+	printf 'a/b/d\n' >"$BATS_TEST_TMPDIR/acc"
+	run "$TOP/scripts/compare" --accepted "$BATS_TEST_TMPDIR/acc" "$A" "$B"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"acc:1: \"a/b/d\" has no reason"* ]]
 }
 
 @test "compare: CI downloads (results-<variant>/) and single variant directories; bad input is exit 2" {

@@ -139,12 +139,12 @@ no_fake_left() {
 }
 
 @test "harness: the final command runs after the suites; one that hangs is FINAL-TIMEOUT" {
-	boot clean 5 10 "smoke:5" --final "kmemleak-scan"
+	boot clean 5 10 "smoke:5" --final "debug-checks"
 	[ "$harness" -eq 0 ]
 	[ "$class" -eq 0 ]
-	grep -q '^@@@ HARNESS SEND kmemleak-scan' "$log"
+	grep -q '^@@@ HARNESS SEND debug-checks' "$log"
 	# after the suite, before the power-off
-	[ "$(grep -n '^@@@ HARNESS SEND' "$log" | cut -d' ' -f4- | paste -sd'|')" = "run-suite smoke|kmemleak-scan|poweroff -f" ]
+	[ "$(grep -n '^@@@ HARNESS SEND' "$log" | cut -d' ' -f4- | paste -sd'|')" = "run-suite smoke|debug-checks|poweroff -f" ]
 	boot hang 5 10 "" --final "sleep 100" --final-timeout 2
 	[ "$harness" -eq 2 ]
 	grep -q '^@@@ HARNESS FINAL-TIMEOUT after=2' "$log"

@@ -175,7 +175,8 @@ fake_project() { # DIR
 	cp -r "$TOP/guest-tests/runner" "$GUEST_TESTS/"
 	for s in smoke selftest; do
 		mkdir -p "$GUEST_TESTS/$s"
-		printf '#include <stdio.h>\n\nint main(void)\n{\n\tputs("TAP version 13\\n1..1\\nok 1 %s");\n\treturn 0;\n}\n' "$s" >"$GUEST_TESTS/$s/ok.c"
+		# FAKE_FAIL: the fake QEMU's "fail" scenario
+		printf '#include <stdio.h>\n#include <stdlib.h>\n\nint main(void)\n{\n\tif (getenv("FAKE_FAIL") && *getenv("FAKE_FAIL")) {\n\t\tputs("TAP version 13\\n1..1\\nnot ok 1 %s");\n\t\treturn 1;\n\t}\n\tputs("TAP version 13\\n1..1\\nok 1 %s");\n\treturn 0;\n}\n' "$s" "$s" >"$GUEST_TESTS/$s/ok.c"
 		echo 'timeout = 5' >"$GUEST_TESTS/$s/suite.conf"
 	done
 	echo 'all_variants = yes' >>"$GUEST_TESTS/selftest/suite.conf"

@@ -353,3 +353,32 @@ print(testsel.selects(["kselftest/alpha/two/sub*"], "kselftest", "alpha", "two")
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"# runner args: -o 45 -t alpha:two"* ]]
 }
+
+@test "summarize: a test that passed on pristine and skips or vanished from a program that ran is LOST; accepted ones are listed with their reason; skips counted per reason" {
+	R=$BATS_TEST_TMPDIR/results
+	fake_results "$R" default k/a/x=skip k/a/z=pass k/b/q=fail u/p/t=skip
+	fake_results "$R" pristine k/a/x=pass k/a/y=pass k/a/z=pass k/b/r=pass k/c/s=pass
+	python3 - "$R/default/results.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for t in r['tests']:
+    if t['status'] == 'skip':
+        t['skip_reason'] = 'no swap' if t['id'] == 'k/a/x' else 'no KVM'
+json.dump(r, open(sys.argv[1], 'w'))
+PY
+	run "$TOP/scripts/summarize" "$R" default pristine
+	echo "$output"
+	# k/a/x skipped, k/a/y gone from a program that ran; k/b failed (a
+	# failure already), k/c never ran here
+	[ "$(jq -c '.variants[] | select(.variant == "default") | .lost_tests' "$R/summary.json")" = '["k/a/x","k/a/y"]' ]
+	[[ "$output" == *"default: regressions versus pristine: LOST:k/a/x LOST:k/a/y"* ]]
+	[ "$(jq -c '.variants[] | select(.variant == "default") | .skip_reasons' "$R/summary.json")" = '{"no swap":1,"no KVM":1}' ]
+	mkdir -p "$BATS_TEST_TMPDIR/c"
+	printf 'k/a/y  retired upstream\n' >"$BATS_TEST_TMPDIR/c/accepted-skips.txt"
+	CONFIGS=$BATS_TEST_TMPDIR/c run "$TOP/scripts/summarize" "$R" default pristine
+	[ "$(jq -c '.variants[] | select(.variant == "default") | [.lost_tests, .accepted_lost]' "$R/summary.json")" = '[["k/a/x"],["k/a/y (retired upstream)"]]' ]
+	run "$TOP/scripts/skips.py" "$R/default"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"== default: 2 skipped of 4, 2 reasons"* ]]
+	[[ "$output" == *"     1  no swap"*"        k/a/x"* ]]
+}

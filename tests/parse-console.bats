@@ -139,9 +139,10 @@ EOF
     grep -qx 'ok 1 basic' "$OUT/demo.ktap"
 }
 
-@test "KTAP plan with missing results (runner SIGKILLed) and a failing test: class 1" {
+@test "KTAP plan with missing results (runner SIGKILLed) and a failing test: class 2, the missing ones are not accounted for" {
     parse ktap-missing.log
-    eq "$status" 1
+    eq "$status" 2
+    [[ "$(j "[x['reason'] for x in r['reasons'] if x['class'] == 2]")" == *"broken/killed/test-3: no result in the console log (program exited rc=137)"* ]]
     eq "$(kinds)" ""
     eq "$(j "[(t['id'], t['status']) for t in r['tests']]")" \
         '[["broken/fails/global.pid_is_positive", "pass"], ["broken/fails/global.one_is_two", "fail"], ["broken/killed/global.first_passes", "pass"], ["broken/killed/global.second_kills_runner", "error"], ["broken/killed/test-3", "error"]]'
@@ -420,10 +421,11 @@ for r in c.split_records(t):
     [[ "${lines[0]}" == "variant  boot s  passed  failed  regressions  errors  skipped  crashed"* ]]
     [[ "${lines[1]}" == "debug "*"1 (oops)"*"3 kernel-problem" ]]
     [[ "${lines[2]}" == "default  2.0     2       0       -            0       1        no"*"0 pass" ]]
-    [[ "${lines[3]}" == "off "*"2       1       -            2       0        no"*"1 test-failure" ]]
+    # (a missing result is not accounted for: class 2)
+    [[ "${lines[3]}" == "off "*"2       1       -            2       0        no"*"2 infrastructure" ]]
     # the closing line make check reads: tests, and one failure per
-    # variant that crashed
-    eq "${lines[-1]}" "matrix: 4 passed, 5 failed, 1 skipped"
+    # variant that crashed or is class 2
+    eq "${lines[-1]}" "matrix: 4 passed, 6 failed, 1 skipped"
     python3 -c 'import json, sys
 s = json.load(open(sys.argv[1]))
 assert s["exit_class"] == 3, s["exit_class"]
@@ -581,4 +583,125 @@ cut_log() { # PATTERN
     x "t.find('.//testcase[@name=\"guest tests of default do not build\"]/error') is not None" | grep -qx True
     run "$SCRIPTS/summarize" "$BATS_TEST_TMPDIR/out/.." out
     eq "$status" 2
+}
+
+# --- accounting: every planned program, test and debug checker -------------
+# The logs are real runs of this pipeline (console-logs/README.md), edited
+# with sed the way a broken guest would have printed them; the plans are
+# what scripts/boot-plan --plan-out wrote for those runs.
+
+# edit LOG SED-SCRIPT: the recorded LOG edited, as $EDITED
+edit() {
+    EDITED=$BATS_TEST_TMPDIR/$1
+    sed "$2" "$LOGS/$1" >"$EDITED"
+}
+
+# reparse ARGS...: parse-console on $EDITED
+reparse() {
+    run "$SCRIPTS/parse-console" --out "$OUT" "$@" "$EDITED"
+}
+
+reasons() { # the reasons of class N, one per line
+    j "'\n'.join(x['reason'] for x in r['reasons'] if x['class'] == $1)"
+}
+
+@test "plan: a recorded isolated run holds against its plan: class 0, every program accounted for" {
+    parse isolated.log --plan "$LOGS/isolated.plan.json"
+    eq "$status" 0
+    eq "$(j "r['plan']['suites'][1]['programs']")" '["abi", "cost", "effect", "lifetime", "off", "sample", "stress", "sysfs"]'
+    eq "$(j "r['plan']['unplanned']")" '[]'
+    eq "$(j "r['counts']")" '{"pass": 28, "fail": 0, "skip": 4, "error": 0, "total": 32}'
+}
+
+@test "plan: a program that exited 0 without printing a result is class 2 naming it (kunit.py: 0 tests run)" {
+    edit isolated.log '/^@@@ TEST-BEGIN isolation\/sample/,/^@@@ TEST-END isolation\/sample/{/^@@@ TEST-/!d}'
+    reparse --plan "$LOGS/isolated.plan.json"
+    eq "$status" 2
+    eq "$(reasons 2)" "test isolation/sample/sample: no result in the console log: the program exited rc=0 without printing a KTAP result line"
+    eq "$(j "[t['status'] for t in r['tests'] if t['program'] == 'sample']")" '["error"]'
+}
+
+@test "plan: a program that is not executable is class 2 naming it (run-suite no longer skips it)" {
+    edit isolated.log '/^@@@ TEST-BEGIN isolation\/sample/,/^@@@ TEST-END isolation\/sample/{/^@@@ TEST-/!d}
+s/^@@@ TEST-END isolation\/sample rc=0/# run-suite: isolation\/sample is not executable: it cannot run\n@@@ TEST-END isolation\/sample rc=126/'
+    reparse --plan "$LOGS/isolated.plan.json"
+    eq "$status" 2
+    [[ "$(reasons 2)" == "test isolation/sample/sample: no result in the console log (program exited rc=126)" ]]
+    [[ "$(reasons 1)" == *"program isolation/sample exited rc=126"* ]]
+    [[ "$(j "[t['excerpt'] for t in r['tests'] if t['program'] == 'sample']")" == *"is not executable"* ]]
+}
+
+@test "plan: a planned program that never began is class 2 with the plan; the same log passed without one" {
+    edit isolated.log '/^@@@ TEST-BEGIN isolation\/sample/,/^@@@ TEST-END isolation\/sample/d'
+    reparse --no-plan
+    eq "$status" 0
+    reparse --plan "$LOGS/isolated.plan.json"
+    eq "$status" 2
+    eq "$(reasons 2)" "test isolation/sample: planned but never began; the console stopped at line 466: [   27.408080] reboot: Power down"
+    eq "$(j "[(t['id'], t['status'], t['missing']) for t in r['tests'] if t['program'] == 'sample']")" '[["isolation/sample", "error", true]]'
+    # plan.json next to the log is the default plan
+    cp "$LOGS/isolated.plan.json" "$BATS_TEST_TMPDIR/plan.json"
+    reparse
+    eq "$status" 2
+}
+
+@test "plan: a program that ran but was not planned is class 2; a plan that is not one is exit 2" {
+    python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))
+p["suites"][1]["programs"].remove("sample")
+json.dump(p, open(sys.argv[2], "w"))' "$LOGS/isolated.plan.json" "$BATS_TEST_TMPDIR/p.json"
+    parse isolated.log --plan "$BATS_TEST_TMPDIR/p.json"
+    eq "$status" 2
+    eq "$(reasons 2)" "program isolation/sample ran but was not planned (the initramfs and variant.json disagree)"
+    eq "$(j "r['plan']['unplanned']")" '["isolation/sample"]'
+    echo '{"suites": []}' >"$BATS_TEST_TMPDIR/bad.json"
+    parse isolated.log --plan "$BATS_TEST_TMPDIR/bad.json"
+    eq "$status" 2
+    [[ "$output" == *"bad.json is not a plan (kernel-pipeline-plan/1)"* ]]
+}
+
+@test "plan: a kselftest test that never printed, at the top or nested, is class 2 naming what is missing" {
+    parse default-kselftest-prctl.log
+    eq "$status" 0
+    eq "$(j "r['counts']")" '{"pass": 3, "fail": 0, "skip": 2, "error": 0, "total": 5}'
+    edit default-kselftest-prctl.log '/^ok 1 selftests: prctl: disable-tsc-test/d'
+    reparse
+    eq "$status" 2
+    eq "$(reasons 2)" "test kselftest/prctl/missing-results: 1 of 5 results the runner announced never came"
+    # its "ok" stays, but the test inside it never printed: untested, not passed
+    edit default-kselftest-prctl.log '/^# ok 1 vma.renaming/d'
+    reparse
+    eq "$status" 2
+    eq "$(reasons 2)" "test kselftest/prctl/set-anon-vma-name-test: 1 planned subtests never reported"
+}
+
+# the output of runner/debug-checks where the recorded run's final command
+# (the older kmemleak-scan) printed its report
+checks() { # kmemleak lockdep panic_on_warn: on|off each
+    printf '@@@ CHECK kmemleak %s two scans done\\n@@@ CHECK lockdep %s debug_locks=%s\\n@@@ CHECK panic_on_warn %s panic_on_warn=1\\n' \
+        "$1" "$2" "$([ "$2" = on ] && echo 1 || echo 0)" "$3"
+}
+
+@test "plan: debug checkers - unreported, off, or KASAN never initialized - are class 2 naming each" {
+    # the recorded run predates debug-checks: nothing says they stayed on
+    parse debug.log --plan "$LOGS/debug.plan.json"
+    eq "$status" 2
+    eq "$(reasons 2 | sed 's/:.*//')" $'debug checker kmemleak was not reported\ndebug checker lockdep was not reported\ndebug checker panic_on_warn was not reported'
+    [[ "$(reasons 2)" == *"debug checker lockdep was not reported: the final command 'kmemleak-scan' ended (line 900) without a @@@ CHECK lockdep line"* ]]
+    edit debug.log "/^# kmemleak-scan: done/a $(checks on on on)"
+    reparse --plan "$LOGS/debug.plan.json"
+    eq "$status" 0
+    eq "$(j "r['checks']['lockdep']['detail']")" "debug_locks=1"
+    edit debug.log "/^# kmemleak-scan: done/a $(checks off on on | sed 's/two scans done/\/sys\/kernel\/debug\/kmemleak refuses a scan (kmemleak disabled itself)/')"
+    reparse --plan "$LOGS/debug.plan.json"
+    eq "$status" 2
+    [[ "$(reasons 2)" == "debug checker kmemleak is off: /sys/kernel/debug/kmemleak refuses a scan (kmemleak disabled itself) (line "*")" ]]
+    edit debug.log "/^# kmemleak-scan: done/a $(checks on off on)"
+    reparse --plan "$LOGS/debug.plan.json"
+    eq "$status" 2
+    [[ "$(reasons 2)" == "debug checker lockdep is off: debug_locks=0 (line "*")" ]]
+    edit debug.log "/KernelAddressSanitizer initialized/d; /^# kmemleak-scan: done/a $(checks on on on)"
+    reparse --plan "$LOGS/debug.plan.json"
+    eq "$status" 2
+    eq "$(reasons 2)" 'debug checker kasan is off: the console never said "KernelAddressSanitizer initialized"'
 }

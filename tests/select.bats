@@ -72,10 +72,23 @@ for i in os.environ["all"].split():
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"# run-suite: nothing in s matches TESTS: s/nosuch"* ]]
 	[[ "$output" == *"@@@ SUITE-END s rc=2 "* ]]
-	# a glob is not expanded against the guest's files
-	touch "$TESTS_DIR/s/nosuch"
+	# a glob is not expanded against the guest's files, and a directory
+	# (a suite's helpers, e.g. bin/) is not a program
+	mkdir "$TESTS_DIR/s/nosuch"
 	run sh "$TOP/guest-tests/runner/run-suite" s 's/nosu*'
 	[ "$status" -eq 2 ]
+}
+
+@test "run-suite: a file that is not executable is a program that cannot run (rc 126, rc=1), never skipped in silence" {
+	printf 'not a program\n' >"$TESTS_DIR/s/data"
+	run sh "$TOP/guest-tests/runner/run-suite" s
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *$'@@@ TEST-BEGIN s/data uptime='*$'\n# run-suite: s/data is not executable: it cannot run\n@@@ TEST-END s/data rc=126 uptime='* ]]
+	[[ "$output" == *"@@@ SUITE-END s rc=1 "* ]]
+	# not selected, it is not reported
+	run sh "$TOP/guest-tests/runner/run-suite" s 's/quiet*'
+	[[ "$output" != *"s/data"* ]]
 }
 
 @test "testsel: globs match one component at a time; ids escape to themselves" {

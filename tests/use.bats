@@ -12,7 +12,18 @@ setup_file() {
 	add_variant crash '#@ extends = default' '#@ kernel = default' '#@ cmdline = fake=panic'
 	add_variant failing '#@ extends = default' '#@ kernel = default' '#@ cmdline = fake=fail'
 	add_variant warn '#@ extends = default' '#@ kernel = default' '#@ cmdline = fake=warn'
-	VARIANTS="default crash failing warn" "$TOP/scripts/build-all" >"$BATS_FILE_TMPDIR/build.out" 2>&1
+	# a suite whose programs test nothing: one prints no result, one
+	# fewer results than its plan
+	mkdir -p "$GUEST_TESTS/quiet"
+	printf 'int main(void)\n{\n\treturn 0;\n}\n' >"$GUEST_TESTS/quiet/none.c"
+	printf '#include <stdio.h>\n\nint main(void)\n{\n\tputs("TAP version 13\\n1..2\\nok 1 first");\n\treturn 0;\n}\n' \
+		>"$GUEST_TESTS/quiet/short.c"
+	echo 'timeout = 5' >"$GUEST_TESTS/quiet/suite.conf"
+	add_variant quiet '#@ extends = default' '#@ kernel = default' '#@ suites = smoke quiet'
+	add_variant reset '#@ extends = default' '#@ kernel = default' '#@ cmdline = fake=reset'
+	add_variant dbg '#@ extends = default' '#@ final = debug-checks' 'CONFIG_DEBUG_KMEMLEAK=y' 'CONFIG_PROVE_LOCKING=y'
+	add_variant dbgoff '#@ extends = dbg' '#@ kernel = dbg' '#@ cmdline = fake=kmemleak-off'
+	VARIANTS="default crash failing warn quiet reset dbg dbgoff" "$TOP/scripts/build-all" >"$BATS_FILE_TMPDIR/build.out" 2>&1
 }
 
 setup() {
@@ -94,12 +105,12 @@ boot_line() { # the QEMU command line of the boot (not the probe)
 @test "rerun-failed: boots again with exactly the failed tests; nothing failed, nothing run" {
 	run "$TOP/scripts/test-variant" failing
 	[ "$status" -eq 1 ]
-	[ "$(result failing '[.tests[] | select(.status == "fail") | .id] | join(" ")')" = smoke/t/fake ]
+	[ "$(result failing '[.tests[] | select(.status == "fail") | .id] | join(" ")')" = smoke/ok/smoke ]
 	run "$TOP/scripts/rerun-failed" failing
 	echo "$output"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"rerun-failed: failing: SUITES='smoke' TESTS='smoke/t/fake'"* ]]
-	grep -qx "@@@ HARNESS SEND run-suite smoke 'smoke/t/fake'" "$RESULTS/failing/console.log"
+	[[ "$output" == *"rerun-failed: failing: SUITES='smoke' TESTS='smoke/ok/smoke'"* ]]
+	grep -qx "@@@ HARNESS SEND run-suite smoke 'smoke/ok/smoke'" "$RESULTS/failing/console.log"
 	run "$TOP/scripts/test-variant" default
 	[ "$status" -eq 0 ]
 	rm "$FAKE_QEMU_LOG"
@@ -154,11 +165,11 @@ boot_line() { # the QEMU command line of the boot (not the probe)
 	run "$TOP/scripts/report" "$RESULTS/failing"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "[FAIL]  smoke/t/fake" ]
-	[ "${lines[1]}" = "        | not ok 1 fake" ]
+	[ "${lines[0]}" = "[FAIL]  smoke/ok/smoke" ]
+	[ "${lines[1]}" = "        | not ok 1 smoke" ]
 	[[ "$output" != *$'\e'* ]]
 	run "$TOP/scripts/report" --color always "$RESULTS/failing"
-	[[ "${lines[0]}" == $'\e[1;31m[FAIL]\e[0m  smoke/t/fake' ]]
+	[[ "${lines[0]}" == $'\e[1;31m[FAIL]\e[0m  smoke/ok/smoke' ]]
 	# on a terminal (script(1) gives it one)
 	run script -qec "'$TOP/scripts/report' '$RESULTS/failing'" /dev/null
 	[[ "$output" == *$'\e[1;31m[FAIL]'* ]]
@@ -167,5 +178,51 @@ boot_line() { # the QEMU command line of the boot (not the probe)
 	[[ "$output" != *$'\e['* ]]
 	run "$TOP/scripts/test-variant" default
 	run "$TOP/scripts/report" "$RESULTS/default"
-	[ "$output" = "[PASS]  smoke/t/fake" ]
+	[ "$output" = "[PASS]  smoke/ok/smoke" ]
+}
+
+reasons() { # VARIANT: its reasons, one per line
+	jq -r '.reasons[].reason' "$RESULTS/$1/results.json"
+}
+
+@test "accounting: a program with no result, or fewer than its plan, is class 2 in results.json and a failure in the summary" {
+	run "$TOP/scripts/test-variant" quiet
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[ "$(result quiet .exit_class)" = 2 ]
+	reasons quiet | grep -qx 'test quiet/none/none: no result in the console log: the program exited rc=0 without printing a KTAP result line'
+	reasons quiet | grep -qx 'test quiet/short/test-2: no result in the console log (program exited rc=0)'
+	[ "$(result quiet '[.plan.suites[].programs[]] | join(" ")')" = "ok none short" ]
+	# make check counts the variant as a failure (scripts/summarize)
+	run "$TOP/scripts/summarize" "$RESULTS" quiet
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"matrix: 2 passed, 3 failed, 0 skipped"* ]]
+}
+
+@test "accounting: a program that is not executable, and QEMU exiting 0 in the middle of a suite, are class 2 naming the program" {
+	FAKE_NOEXEC=smoke/ok run "$TOP/scripts/test-variant" default
+	[ "$status" -eq 2 ]
+	reasons default | grep -qx 'test smoke/ok/ok: no result in the console log (program exited rc=126)'
+	grep -qx $'# run-suite: smoke/ok is not executable: it cannot run\r' "$RESULTS/default/console.log"
+	run "$TOP/scripts/test-variant" reset
+	[ "$status" -eq 2 ]
+	[ "$(result reset .exit_class)" = 2 ]
+	reasons reset | grep -q '^test smoke/ok/test-1: no result in the console log (program never finished: no TEST-END); the console stopped at line [0-9]*: 1..1$'
+	reasons reset | grep -qx 'suite smoke incomplete: no SUITE-END'
+}
+
+@test "accounting: the debug checkers the kernel's config promises must report on: kmemleak off is class 2; a final command that cannot report them is refused before the boot" {
+	run "$TOP/scripts/test-variant" dbg
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(result dbg '.plan.checkers | join(" ")')" = "kmemleak lockdep" ]
+	[ "$(result dbg .checks.lockdep.detail)" = debug_locks=1 ]
+	run "$TOP/scripts/test-variant" dbgoff
+	[ "$status" -eq 2 ]
+	reasons dbgoff | grep -q '^debug checker kmemleak is off: fake (line [0-9]*)$'
+	add_variant dbgoff '#@ extends = dbg' '#@ kernel = dbg' '#@ final = echo hi'
+	"$TOP/scripts/build-initramfs" dbgoff 2>/dev/null
+	run "$TOP/scripts/test-variant" dbgoff
+	[ "$status" -eq 2 ]
+	[[ "$(reasons dbgoff)" == "the kernel of dbgoff has kmemleak, lockdep, which only the guest can see are still on: its final command must be debug-checks (#@ final = debug-checks), not 'echo hi'"* ]]
 }
