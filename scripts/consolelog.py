@@ -19,6 +19,7 @@ import re
 import xml.etree.ElementTree as ET
 
 import ktap
+import testsel
 
 PATTERNS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                              'failure-patterns.txt')
@@ -59,7 +60,8 @@ ANSI_RE = re.compile(r'\x1b(\[[0-9;?]*[ -/]*[@-~]|[()][0-9A-Za-z]|[=>78])')
 CTRL_RE = re.compile(r'[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]')
 KV_RE = re.compile(r'([\w.-]+)=(\S*)')
 MARKER_IN_LINE_RE = re.compile(
-    r'@@@ (HARNESS|READY|SUITE-BEGIN|SUITE-END|TEST-BEGIN|TEST-END)\b')
+    r'@@@ (HARNESS|READY|SUITE-BEGIN|SUITE-END|TEST-BEGIN|TEST-END|CHECK|'
+    r'FINAL-DONE)\b')
 SEPARATOR_RE = re.compile(r'^(=|-){8,}$')
 
 KTAP_RESULT_RE = re.compile(
@@ -285,7 +287,8 @@ class _Program:
         self.rc = None
         self.ended = False
         self.implicit = implicit
-        self.plan = None
+        self.plan = None        # the plans of all its KTAP documents, summed
+        self.docs = []          # per document: its plan, result numbers seen
         self.version = None
         self.results = []       # test dicts in KTAP order
         self.pending = []       # lines since the last result
@@ -342,6 +345,7 @@ class _Parser:
         self.checks = {}            # @@@ CHECK: name -> state, detail, line
         self.unplanned = []         # suite/program that ran, not planned
         self.final_done = None      # line of @@@ FINAL-DONE
+        self.final_sent = None      # line of the SEND of the final command
         self.kasan_banner = None    # line of "KernelAddressSanitizer initialized"
 
     # ---- kernel problems ------------------------------------------------
@@ -449,6 +453,8 @@ class _Parser:
             h['ready_elapsed_s'] = _num(_kv(rest).get('elapsed'))
         elif ev == 'SEND':
             h['sent'].append(rest)
+            if rest.split()[:1] != ['run-suite'] and rest != 'poweroff -f':
+                self.final_sent = lineno
             self.recent_sends = (self.recent_sends + [rest])[-3:]
         elif ev == 'QEMU-EXIT':
             h['qemu_exit_status'] = _num(_kv(rest).get('status'))
@@ -495,13 +501,18 @@ class _Parser:
                 failing = any(x['status'] in bad for x in below)
                 if f['status'] in bad and not failing:
                     pass
+                elif f['missing'] and not failing and f['status'] == 'skip':
+                    # ksft_exit_skip() after ksft_set_plan(): a skip
+                    f = dict(f, reason='%s (%d planned subtests never '
+                             'reported)' % (f['reason'] or 'skip',
+                                            f['missing']))
                 elif f['missing'] and not failing:
                     f = dict(f, status='error', reason='%d planned subtests '
                              'never reported' % f['missing'])
                     lost = True
                 else:
                     continue
-            elif f['missing'] and f['status'] in ('pass', 'skip'):
+            elif f['missing'] and f['status'] == 'pass':
                 # "ok" over a nested plan that was not kept: the subtests
                 # that never printed are untested, not passed
                 f = dict(f, status='error', reason='%d planned subtests '
@@ -515,6 +526,7 @@ class _Parser:
                 'name': '/'.join(f['path'][2:]), 'number': f['number'],
                 'status': status, 'duration_ms': f['duration_ms'],
                 'missing': lost, '_ended': p.ended,
+                '_failed': self._failed(p),
                 'skip_reason': (reason or 'skip') if status == 'skip'
                 else None,
                 'note': reason if status != 'skip' else None,
@@ -535,7 +547,7 @@ class _Parser:
                 'name': 'missing-results', 'number': None,
                 'status': 'error', 'missing': True, 'duration_ms': None,
                 'skip_reason': None, 'note': why, 'line': None,
-                '_ended': p.ended,
+                '_ended': p.ended, '_failed': self._failed(p),
                 'junit_suite': '%s/%s' % (p.suite, p.name),
                 'excerpt': _cap(tree.log, TEST_EXCERPT_LINES),
                 'metrics': {}, '_splats': p.splats,
@@ -606,7 +618,10 @@ class _Parser:
         elif ev == 'FINAL-DONE':
             self.final_done = lineno
         elif ev == 'CHECK':
-            # "CHECK <name> <on|off> <what was seen>" (runner/debug-checks)
+            # "CHECK <name> <on|off> <what was seen>" (runner/debug-checks),
+            # only as the final command's output: a test cannot vouch
+            if self.final_sent is None or self.final_done is not None:
+                return
             w = rest.split(None, 2) + ['', '', '']
             self.checks[w[0]] = {'state': w[1], 'detail': w[2].strip(),
                                  'line': lineno}
@@ -634,10 +649,16 @@ class _Parser:
         if m:
             if p.version is None:
                 p.version = text
+            # a program may print several documents (a kselftest target:
+            # its own skips, then the kernel's runner): each has its plan
+            p.docs.append({'plan': None, 'got': set()})
             return
         m = KTAP_PLAN_RE.match(text)
-        if m and p.plan is None:
-            p.plan = int(m.group(1))
+        if m:
+            if not p.docs or p.docs[-1]['plan'] is not None:
+                p.docs.append({'plan': None, 'got': set()})
+            p.docs[-1]['plan'] = int(m.group(1))
+            p.plan = (p.plan or 0) + int(m.group(1))
             return
         if text.startswith('Bail out!'):
             p.bail_out = text
@@ -665,6 +686,9 @@ class _Parser:
 
     def _result(self, p, m, lineno, text):
         ok, num, desc, directive = m.groups()
+        if not p.docs:
+            p.docs.append({'plan': None, 'got': set()})
+        p.docs[-1]['got'].add(int(num))
         desc = (desc or '').strip() or (p.run_name or 'test-%s' % num)
         status = 'pass' if ok == 'ok' else 'fail'
         reason = None
@@ -699,9 +723,18 @@ class _Parser:
         p.pending_duration = None
         p.run_name = None
 
+    @staticmethod
+    def _failed(p):
+        """The program said it failed: it ended with a failing exit status
+        (not 126/127: it could not run at all), or bailed out. Its missing
+        results are then part of that test failure (class 1); otherwise
+        they are unaccounted for (class 2)."""
+        return p.bail_out is not None or (
+            p.ended and p.rc is not None and p.rc not in OK_RC and
+            p.rc not in (126, 127))
+
     def _flush_missing(self, p):
         """Plan promised more than came: the missing ones are errors."""
-        got = {t['number'] for t in p.results}
         why = 'no result in the console log'
         if not p.ended:
             why += ' (program never finished: no TEST-END)'
@@ -710,7 +743,10 @@ class _Parser:
         first = True
         missing = []
         if p.plan is not None:
-            missing = [n for n in range(1, p.plan + 1) if n not in got]
+            for i, d in enumerate(p.docs):
+                for n in range(1, (d['plan'] or 0) + 1):
+                    if n not in d['got']:
+                        missing.append(n if i == 0 else (i + 1, n))
         elif not p.results:
             # a program that printed no result did not test anything, even
             # when it exited 0 (kunit.py: "0 tests run!")
@@ -723,6 +759,9 @@ class _Parser:
                 name = p.run_name or p.name
             elif first and p.run_name:
                 name = p.run_name
+            elif isinstance(n, tuple):
+                name = 'doc%d.test-%d' % n
+                n = n[1]
             else:
                 name = 'test-%d' % n
             lines = p.pending if first else []
@@ -732,7 +771,7 @@ class _Parser:
                 'program': p.name, 'name': name, 'number': n,
                 'status': 'error', 'missing': True, 'duration_ms': None,
                 'skip_reason': None, 'note': why, 'line': None,
-                '_ended': p.ended,
+                '_ended': p.ended, '_failed': self._failed(p),
                 'excerpt': _cap(lines, TEST_EXCERPT_LINES),
                 'metrics': {},
                 '_splats': p.splats,
@@ -962,13 +1001,18 @@ def _assemble(ps, variant, log_path, plan=None):
                            'harness never sent poweroff); %s' % where])
     for t in tests:
         ended = t.pop('_ended', False)
+        failed = t.pop('_failed', False)
         if t['status'] == 'fail':
             reasons.append([1, 'test %s failed' % t['id']])
         elif t['status'] == 'error' and t.get('missing'):
-            # planned, and no outcome: not a failure of the test but a run
-            # that did not do what it promised; where the console stopped
-            # unless its program ended (its rc is in the note then)
-            reasons.append([2, 'test %s: %s%s' % (
+            # planned, and no outcome. A program that said it failed
+            # (crashed, killed, bailed out, exited non-zero) lost the rest
+            # to that failure: class 1, as any failing test (bisect-run
+            # must still see it as bad). Otherwise nothing explains it: a
+            # program that never began or ended, that exited 0 short of
+            # its plan, or could not run at all is class 2, with where
+            # the console stopped unless its program ended.
+            reasons.append([1 if failed else 2, 'test %s: %s%s' % (
                 t['id'], t['note'],
                 '' if ended else '; ' + where)])
         elif t['status'] == 'error':
@@ -1028,24 +1072,23 @@ def _check_plan(plan, ps, suites, tests, reasons, where):
     ran = {s['name']: s for s in suites}
     for sp in plan.get('suites', []):
         s = ran.get(sp['name'])
-        if s is None:
-            if not any(c.split()[1:2] == [sp['name']]
-                       for c in ps.harness['sent']):
-                reasons.append([2, 'suite %s was planned but never sent; %s'
-                                % (sp['name'], where)])
-            continue
-        seen = [p['name'] for p in s['programs']]
+        seen = [p['name'] for p in s['programs']] if s else []
+        if s is None and not any(c.split()[:2] == ['run-suite', sp['name']]
+                                 for c in ps.harness['sent']):
+            reasons.append([2, 'suite %s was planned but never sent; %s'
+                            % (sp['name'], where)])
         for name in sp['programs']:
             if name in seen:
                 continue
             ident = '%s/%s' % (sp['name'], name)
             why = 'planned but never began' + (
+                ' (its suite never began)' if s is None else
                 '' if s['complete'] else ' (the suite did not end)')
             tests.append({
                 'id': ident, 'suite': sp['name'], 'program': name,
                 'name': name, 'number': None, 'status': 'error',
                 'missing': True, 'duration_ms': None, 'skip_reason': None,
-                'note': why, 'line': None, 'excerpt': [], 'metrics': {},
+                'note': why, 'line': None, 'excerpt': '', 'metrics': {},
                 'explained_by': []})
         for name in seen:
             if name not in sp['programs'] + sp.get('optional', []):
@@ -1053,15 +1096,25 @@ def _check_plan(plan, ps, suites, tests, reasons, where):
                 reasons.append([2, 'program %s/%s ran but was not planned '
                                 '(the initramfs and variant.json disagree)'
                                 % (sp['name'], name)])
+    # every TESTS glob must have reached something that ran: a glob into a
+    # program (its tests by name) that matched none of them runs nothing
+    # there, and a rerun of a test that was renamed must not pass
+    for g in plan.get('tests', []):
+        if not any(testsel.matches(g, t['suite'], t['program'], t['name'])
+                   for t in tests if not t.get('missing')):
+            reasons.append([2, "TESTS glob '%s' matched no test that ran"
+                            % g])
     for name in plan.get('checkers', []):
-        if name == 'kasan':
-            # no runtime switch: initialized at boot, or never
-            if ps.kasan_banner is None:
-                reasons.append([2, 'debug checker kasan is off: the console '
-                                'never said "KernelAddressSanitizer '
-                                'initialized"'])
-            continue
         c = ps.checks.get(name)
+        if name == 'kasan':
+            # no runtime switch: initialized at boot, or never. The
+            # banner is an info line: on the console, or in debug-checks'
+            # dmesg when the console's log level hid it
+            if ps.kasan_banner is None and (c is None or c['state'] != 'on'):
+                reasons.append([2, 'debug checker kasan is off: neither the '
+                                'console nor debug-checks saw '
+                                '"KernelAddressSanitizer initialized"'])
+            continue
         finals = [x for x in ps.harness['sent'] if x.split()[:1] !=
                   ['run-suite'] and x != 'poweroff -f']
         if c is None and ps.final_done is not None:

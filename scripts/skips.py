@@ -20,12 +20,14 @@ Exit 0, or 2 on bad input.
 import fnmatch
 import json
 import os
+import re
 import sys
 from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 sys.dont_write_bytecode = True
 import entry  # noqa: E402
+import testsel  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 ACCEPTED = os.path.join(os.environ.get('CONFIGS', os.path.join(TOP, 'configs')),
@@ -69,30 +71,78 @@ def by_reason(tests):
                    if t['status'] == 'skip')
 
 
-def lost(before, now, only_ran=False):
-    """[(id, 'skip' or None)] for the tests that passed in BEFORE (result
-    dicts) and are skipped or absent in NOW, unless their program failed
-    in NOW. only_ran: absence counts only inside a program NOW ran (runs
-    of different suites, as a variant and pristine, share only some
-    programs)."""
-    def prog(tid):
-        return '/'.join(tid.split('/')[:2])
+# runner.sh's name for a program's result: "selftests: <dir>: <program>"
+RUNNER_NAME_RE = re.compile(r'^selftests:\s+\S+:\s+(.+)$')
+# results that stand for the whole program they are in
+PROGRAM_RESULTS = ('missing-results', 'exit-status')
 
+
+def _prog(tid):
+    return '/'.join(tid.split('/')[:2])
+
+
+def _failed_below(t):
+    """The id prefix whose tests a failed result stands for: a program-
+    level result its program, a kselftest runner's result its test."""
+    parts = t['id'].split('/')
+    if len(parts) <= 2 or parts[-1] in PROGRAM_RESULTS:
+        return '/'.join(parts[:2])
+    m = RUNNER_NAME_RE.match(parts[-1])
+    if m:
+        parts[-1] = m.group(1)
+    return '/'.join(parts)
+
+
+def ran_in(now):
+    """A scope for lost(): the programs NOW ran (runs of different suites,
+    as a variant and pristine, share only some programs)."""
+    progs = {_prog(t['id']) for t in now}
+    return lambda tid: _prog(tid) in progs
+
+
+def planned_in(res):
+    """A scope for lost(): what the run RES planned (its results.json
+    plan: programs, and the TESTS globs), else the programs it ran."""
+    plan = res.get('plan')
+    if not plan:
+        return ran_in(res.get('tests') or [])
+    progs = {'%s/%s' % (sp['name'], p) for sp in plan.get('suites', [])
+             for p in sp.get('programs', []) + sp.get('optional', [])}
+    globs = plan.get('tests') or []
+
+    def scope(tid):
+        suite, prog, test = (tid.split('/', 2) + [None, None])[:3]
+        return '%s/%s' % (suite, prog) in progs and \
+            testsel.selects(globs, suite, prog, test) is not False
+    return scope
+
+
+def lost(before, now, scope=None):
+    """[(id, 'skip' or None)] for the tests that passed in BEFORE (result
+    dicts) and are skipped or absent in NOW. A test is the same test by its
+    id, else by its key (scripts/ktap.py: kselftest names can carry a
+    pid). Absence counts only inside SCOPE (a function of the id; None:
+    everywhere), and not below a result of NOW that failed: a program or
+    kselftest that failed has lost the rest to that failure, which is a
+    failure already."""
     have = {t['id']: t['status'] for t in now}
-    progs = {prog(t['id']) for t in now}
-    # a program that failed or ended in error has lost its other tests to
-    # that: it is a failure already, not a silent loss
-    failed = {prog(t['id']) for t in now if t['status'] in ('fail', 'error')}
+    keys = {t['key']: t['status'] for t in now if t.get('key')}
+    failed = [_failed_below(t) for t in now if t['status'] in ('fail',
+                                                               'error')]
     out = []
     for t in before:
         if t['status'] != 'pass':
             continue
         s = have.get(t['id'])
+        if s is None and t.get('key'):
+            s = keys.get(t['key'])
         if s == 'skip':
             out.append((t['id'], 'skip'))
         elif s is None:
-            if prog(t['id']) in failed or \
-                    (only_ran and prog(t['id']) not in progs):
+            if any(t['id'] == f or t['id'].startswith(f + '/')
+                   for f in failed):
+                continue
+            if scope is not None and not scope(t['id']):
                 continue
             out.append((t['id'], None))
     return out

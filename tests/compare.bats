@@ -109,3 +109,28 @@ json.dump(r, open(d + "/" + v + "/results.json", "w"))' "$1" "$2" "$3" "$4"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"give A=<results dir>"* ]]
 }
+
+@test "compare: a run B that planned less (TESTS, its plan.json) loses nothing it did not select; a test with a new name but the same key is the same test" {
+	res "$A" default 0 "{'t': {'a/b/c': 'pass', 'a/b/d': 'pass', 'a/e/f': 'pass'}}"
+	res "$B" default 0 "{'t': {'a/b/c': 'pass'}, 'plan': {'suites': [{'name': 'a', 'programs': [], 'optional': ['b']}], 'tests': ['a/b/c']}}"
+	run "$TOP/scripts/compare" "$A" "$B"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"   only in A    a/b/d: pass -> -"* ]]
+	[[ "$output" == *"   only in A    a/e/f: pass -> -"* ]]
+	# the same selection, and a/b/c gone: LOST
+	res "$B" default 0 "{'t': {'a/b/x': 'pass'}, 'plan': {'suites': [{'name': 'a', 'programs': ['b'], 'optional': []}], 'tests': []}}"
+	run "$TOP/scripts/compare" --variants default "$A" "$B"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"   LOST         a/b/c: pass -> -"* ]]
+	# kselftest names can carry a pid: the key (scripts/ktap.py) decides
+	python3 -c 'import json, sys
+for d, name in ((sys.argv[1], "[41] Result matches"), (sys.argv[2], "[97] Result matches")):
+    json.dump({"variant": "default", "exit_class": 0, "exit_class_name": "c0", "kernel_problems": [],
+               "tests": [{"id": "k/clone3/" + name, "key": "1.1", "status": "pass", "metrics": {}, "note": None}]},
+              open(d + "/default/results.json", "w"))' "$A" "$B"
+	run "$TOP/scripts/compare" "$A" "$B"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"LOST"* ]]
+}

@@ -356,7 +356,7 @@ print(testsel.selects(["kselftest/alpha/two/sub*"], "kselftest", "alpha", "two")
 
 @test "summarize: a test that passed on pristine and skips or vanished from a program that ran is LOST; accepted ones are listed with their reason; skips counted per reason" {
 	R=$BATS_TEST_TMPDIR/results
-	fake_results "$R" default k/a/x=skip k/a/z=pass k/b/q=fail u/p/t=skip
+	fake_results "$R" default k/a/x=skip k/a/z=pass k/b/missing-results=error u/p/t=skip
 	fake_results "$R" pristine k/a/x=pass k/a/y=pass k/a/z=pass k/b/r=pass k/c/s=pass
 	python3 - "$R/default/results.json" <<'PY'
 import json, sys
@@ -368,14 +368,18 @@ json.dump(r, open(sys.argv[1], 'w'))
 PY
 	run "$TOP/scripts/summarize" "$R" default pristine
 	echo "$output"
-	# k/a/x skipped, k/a/y gone from a program that ran; k/b failed (a
-	# failure already), k/c never ran here
+	# a failure for make check: the exit status and the matrix line
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"matrix: 6 passed, 3 failed, 2 skipped"* ]]
+	# k/a/x skipped, k/a/y gone from a program that ran; k/b failed as a
+	# whole (a failure already), k/c never ran here
 	[ "$(jq -c '.variants[] | select(.variant == "default") | .lost_tests' "$R/summary.json")" = '["k/a/x","k/a/y"]' ]
 	[[ "$output" == *"default: regressions versus pristine: LOST:k/a/x LOST:k/a/y"* ]]
 	[ "$(jq -c '.variants[] | select(.variant == "default") | .skip_reasons' "$R/summary.json")" = '{"no swap":1,"no KVM":1}' ]
 	mkdir -p "$BATS_TEST_TMPDIR/c"
 	printf 'k/a/y  retired upstream\n' >"$BATS_TEST_TMPDIR/c/accepted-skips.txt"
 	CONFIGS=$BATS_TEST_TMPDIR/c run "$TOP/scripts/summarize" "$R" default pristine
+	[[ "$output" == *"default: passed on pristine, not run or skipped here, accepted (configs/accepted-skips.txt): k/a/y (retired upstream)"* ]]
 	[ "$(jq -c '.variants[] | select(.variant == "default") | [.lost_tests, .accepted_lost]' "$R/summary.json")" = '[["k/a/x"],["k/a/y (retired upstream)"]]' ]
 	run "$TOP/scripts/skips.py" "$R/default"
 	[ "$status" -eq 0 ]

@@ -72,11 +72,21 @@ for i in os.environ["all"].split():
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"# run-suite: nothing in s matches TESTS: s/nosuch"* ]]
 	[[ "$output" == *"@@@ SUITE-END s rc=2 "* ]]
-	# a glob is not expanded against the guest's files, and a directory
-	# (a suite's helpers, e.g. bin/) is not a program
+	# a directory (a suite's helpers, e.g. bin/) is not a program
 	mkdir "$TESTS_DIR/s/nosuch"
 	run sh "$TOP/guest-tests/runner/run-suite" s 's/nosu*'
 	[ "$status" -eq 2 ]
+}
+
+@test "run-suite: a glob is not expanded against the files where it runs" {
+	# in a directory where s/p* names a file, the glob still selects the
+	# program plain, which pathname expansion to s/pzzz would not
+	mkdir -p "$BATS_TEST_TMPDIR/cwd/s"
+	touch "$BATS_TEST_TMPDIR/cwd/s/pzzz"
+	cd "$BATS_TEST_TMPDIR/cwd"
+	run sh "$TOP/guest-tests/runner/run-suite" s 's/p*'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"@@@ TEST-BEGIN s/plain "* ]]
 }
 
 @test "run-suite: a file that is not executable is a program that cannot run (rc 126, rc=1), never skipped in silence" {
@@ -164,4 +174,30 @@ t() { # SUITE PROGRAM NAME STATUS [NUMBER]
 	run "$TOP/scripts/select-tests" failed "$BATS_TEST_TMPDIR/none"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"run make test-variant first"* ]]
+}
+
+@test "debug-checks: each checker's state from /sys and /proc; one that refuses a scan, has debug_locks 0 or is missing is off" {
+	r=$BATS_TEST_TMPDIR/root
+	mkdir -p "$r/sys/kernel/debug" "$r/proc/sys/kernel"
+	: >"$r/sys/kernel/debug/kmemleak"
+	printf ' debug_locks:                             1\n' >"$r/proc/lockdep_stats"
+	echo 1 >"$r/proc/sys/kernel/panic_on_warn"
+	CHECKS_ROOT=$r run sh "$TOP/guest-tests/runner/debug-checks"
+	[ "$status" -eq 0 ]
+	[ "$(grep '^@@@ CHECK' <<<"$output" | paste -sd'|')" = "@@@ CHECK kmemleak on two scans done|@@@ CHECK lockdep on debug_locks=1|@@@ CHECK panic_on_warn on panic_on_warn=1" ]
+	# the report between its lines (here the file holds what was written)
+	[[ "$output" == *$'# debug-checks: kmemleak report follows\nscan\n# debug-checks: kmemleak report done'* ]]
+	# a kmemleak that refuses commands (here: writes fail) has disabled itself
+	rm "$r/sys/kernel/debug/kmemleak"
+	mkdir "$r/sys/kernel/debug/kmemleak"
+	printf ' debug_locks:                             0\n' >"$r/proc/lockdep_stats"
+	echo 0 >"$r/proc/sys/kernel/panic_on_warn"
+	CHECKS_ROOT=$r run sh "$TOP/guest-tests/runner/debug-checks"
+	[ "$(grep '^@@@ CHECK' <<<"$output" | cut -d' ' -f3,4 | paste -sd'|')" = "kmemleak off|lockdep off|panic_on_warn off" ]
+	[[ "$output" == *"@@@ CHECK kmemleak off $r/sys/kernel/debug/kmemleak refuses a scan"* ]]
+	[[ "$output" == *"@@@ CHECK lockdep off debug_locks=0"* ]]
+	rm -r "$r/sys/kernel/debug/kmemleak" "$r/proc/lockdep_stats"
+	CHECKS_ROOT=$r run sh "$TOP/guest-tests/runner/debug-checks"
+	[[ "$output" == *"@@@ CHECK kmemleak off no $r/sys/kernel/debug/kmemleak (CONFIG_DEBUG_KMEMLEAK off, or no debugfs)"* ]]
+	[[ "$output" == *"@@@ CHECK lockdep off no $r/proc/lockdep_stats (CONFIG_LOCKDEP off)"* ]]
 }
