@@ -1090,6 +1090,10 @@ def _check_plan(plan, ps, suites, tests, reasons, where):
                 'missing': True, 'duration_ms': None, 'skip_reason': None,
                 'note': why, 'line': None, 'excerpt': '', 'metrics': {},
                 'explained_by': []})
+        for prog in (s['programs'] if s else []):
+            want = sp.get('tests', {}).get(prog['name'])
+            if want is not None:
+                _check_tests(sp['name'], prog, want, tests, ps)
         for name in seen:
             if name not in sp['programs'] + sp.get('optional', []):
                 ps.unplanned.append('%s/%s' % (sp['name'], name))
@@ -1128,6 +1132,44 @@ def _check_plan(plan, ps, suites, tests, reasons, where):
         elif c['state'] != 'on':
             reasons.append([2, 'debug checker %s is off: %s (line %d)' % (
                 name, c['detail'] or c['state'], c['line'])])
+
+
+def _check_tests(suite, prog, want, tests, ps):
+    """Hold one program's results against the tests it listed at build
+    time (WANT: harness ids, or a kselftest target's test names, whose
+    results read <name>, <name>/<nested> or 'selftests: T: <name>'). A
+    planned test without a result becomes a missing one, named, unless
+    the program's KTAP plan already found results missing (those are
+    counted once, as test-N); a result no planned test explains is listed
+    as unplanned."""
+    mine = [t for t in tests if t['suite'] == suite and
+            t['program'] == prog['name']]
+    names = [t['name'] for t in mine if not t.get('missing')]
+
+    def covers(w, n):
+        return n == w or n.startswith(w + '/') or \
+            n == 'selftests: %s: %s' % (prog['name'], w)
+
+    for n in names:
+        if not any(covers(w, n) for w in want) and \
+                n not in ('exit-status', 'missing-results'):
+            ps.unplanned.append('%s/%s/%s' % (suite, prog['name'], n))
+    if any(t.get('missing') for t in mine):
+        return
+    failed = prog['bail_out'] is not None or (
+        prog['complete'] and prog['rc'] not in (None, 126, 127) and
+        prog['rc'] not in OK_RC)
+    for w in want:
+        if any(covers(w, n) for n in names):
+            continue
+        tests.append({
+            'id': '%s/%s/%s' % (suite, prog['name'], w), 'suite': suite,
+            'program': prog['name'], 'name': w, 'number': None,
+            'status': 'error', 'missing': True, 'duration_ms': None,
+            'skip_reason': None, 'note': 'planned (the program lists it) '
+            'but no result in the console log', 'line': None,
+            'excerpt': '', 'metrics': {}, 'explained_by': [],
+            '_ended': prog['complete'], '_failed': failed})
 
 
 def failure_result(variant, reason, log_path=None):

@@ -114,3 +114,52 @@ def escape(name):
 def id_glob(*parts):
     """The glob of exactly one id: suite[/program[/test]]."""
     return '/'.join(escape(p) for p in parts)
+
+
+# The usage text kselftest_harness.h compiles into every program, and the
+# line scripts/kselftest-suite writes into each target's program: how a
+# program's tests are listed (run-suite, in the guest, knows them the same
+# way).
+HARNESS_USAGE = b'[-t|-T|-v|-V|-f|-F|-r name]'
+KSELFTEST_LINE_RE = re.compile(
+    rb'^# kselftest target .* \(scripts/kselftest-suite\)$', re.M)
+
+
+def harness_tests(text):
+    """fixture[.variant].test ids from a kselftest_harness program's "-l"
+    table ("%-20s %-25s %s"; fixture and variant blank on continuation
+    rows, a fixture's variants and tests listed side by side: every pairing
+    is a test). The same rules as run-suite's harness_tests()."""
+    out = []
+    fx, vs, ts = None, [], []
+
+    def flush():
+        if fx is None:
+            return
+        for v in vs or [None]:
+            for t in ts:
+                out.append('.'.join(x for x in (fx, v, t) if x))
+
+    for line in text.splitlines():
+        if line.startswith('# FIXTURE') or line.startswith('---'):
+            continue
+        pos = 0
+        fields = []
+        for width in (20, 25):
+            if pos >= len(line) or line[pos] == ' ':
+                fields.append('')
+                pos += width + 1
+            else:
+                tok = line[pos:].split(' ')[0]
+                fields.append(tok)
+                pos += max(len(tok), width) + 1
+        name = line[pos:].rstrip()
+        if fields[0]:
+            flush()
+            fx, vs, ts = fields[0], [], []
+        if fields[1]:
+            vs.append(fields[1])
+        if name:
+            ts.append(name)
+    flush()
+    return out

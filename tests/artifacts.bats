@@ -401,3 +401,38 @@ param_refused() { # KEY VALUE MESSAGE
 	[[ "$(result default '.reasons[0].reason')" == *"manifest.json is missing"* ]]
 	[ "$(sha256sum <"$ARTIFACTS/default/initramfs.cpio.gz")" = "$before" ]
 }
+
+@test "boot-plan --plan-out: each suite's programs after TESTS, the tests of programs that list them, the debug checkers; describe-artifacts lists a program's tests only where it can say them" {
+	jq '.suites.smoke.tests = {"ok": ["global.a", "global.b"]}' "$ARTIFACTS/default/variant.json" >"$BATS_TEST_TMPDIR/v"
+	mv "$BATS_TEST_TMPDIR/v" "$ARTIFACTS/default/variant.json"
+	run "$TOP/scripts/boot-plan" --plan-out "$BATS_TEST_TMPDIR/plan.json" harness "$ARTIFACTS" default /x.log
+	[ "$status" -eq 0 ]
+	[ "$(jq -c '[.format, .suites, .checkers, .tests]' "$BATS_TEST_TMPDIR/plan.json")" = \
+		'["kernel-pipeline-plan/1",[{"name":"smoke","programs":["ok"],"optional":[],"tests":{"ok":["global.a","global.b"]}}],[],[]]' ]
+	run "$TOP/scripts/boot-plan" --tests 'smoke/ok/global.a' --plan-out "$BATS_TEST_TMPDIR/plan.json" harness "$ARTIFACTS" default /x.log
+	[ "$(jq -c '.suites' "$BATS_TEST_TMPDIR/plan.json")" = '[{"name":"smoke","programs":[],"optional":["ok"],"tests":{"ok":["global.a"]}}]' ]
+	# a kernel config that is not the one variant.json names cannot be planned for
+	echo 'CONFIG_OTHER=y' >>"$ARTIFACTS/default/config"
+	run "$TOP/scripts/boot-plan" --plan-out "$BATS_TEST_TMPDIR/plan.json" harness "$ARTIFACTS" default /x.log
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"/default/config is not the config default was built with"* ]]
+	# the names: a kselftest_harness program's -l, a kselftest target's
+	# --list; nothing for a program that cannot say them (it is not run)
+	printf 'mm:cow\nmm:gup_test\n' >"$BATS_TEST_TMPDIR/list"
+	: >"$BATS_TEST_TMPDIR/skip.conf"
+	SKIP_CONF=$BATS_TEST_TMPDIR/skip.conf "$TOP/scripts/kselftest-suite" "$BATS_TEST_TMPDIR/list" quick "$BATS_TEST_TMPDIR/k" mm >/dev/null
+	printf '#!/bin/sh\necho ran >"%s/ran"\n' "$BATS_TEST_TMPDIR" >"$BATS_TEST_TMPDIR/plain"
+	chmod +x "$BATS_TEST_TMPDIR/plain"
+	run python3 -c 'import importlib.machinery, importlib.util, sys
+sys.path.insert(0, sys.argv[1] + "/scripts")
+spec = importlib.util.spec_from_loader("da", importlib.machinery.SourceFileLoader("da", sys.argv[1] + "/scripts/describe-artifacts"))
+da = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(da)
+for p in sys.argv[2:]:
+    print(da.program_tests(p))' "$TOP" "$TOP/tests/fakes/ksft-program" "$BATS_TEST_TMPDIR/k/mm" "$BATS_TEST_TMPDIR/plain"
+	echo "$output"
+	[ "${lines[0]}" = "['global.alpha', 'global.beta_with_a_rather_long_test_name', 'fx.one.first', 'fx.one.second', 'fx.two.first', 'fx.two.second', 'fx.three.first', 'fx.three.second', 'a_fixture_name_longer_than_twenty.only']" ]
+	[ "${lines[1]}" = "['cow', 'gup_test']" ]
+	[ "${lines[2]}" = None ]
+	[ ! -e "$BATS_TEST_TMPDIR/ran" ]
+}

@@ -754,3 +754,15 @@ mini() {
     eq "$status" 2
     eq "$(reasons 2)" "TESTS glob 'k/p/global.renamed' matched no test that ran"
 }
+
+@test "plan: a test its program listed at build time (-l) that never printed is class 2 by name, even when the KTAP count is right; a result nobody planned is listed" {
+    # the program printed a test under another name: its count is right
+    edit isolated.log 's/^ok 1 global.sample_runs_to_completion/ok 1 global.sample_renamed/'
+    reparse --plan "$LOGS/isolated.plan.json"
+    eq "$status" 2
+    eq "$(reasons 2)" "test isolation/sample/global.sample_runs_to_completion: planned (the program lists it) but no result in the console log"
+    eq "$(j "r['plan']['unplanned']")" '["isolation/sample/global.sample_renamed"]'
+    # the recorded run: every listed test has its result
+    parse isolated.log --plan "$LOGS/isolated.plan.json"
+    eq "$status" 0
+}
