@@ -1053,6 +1053,7 @@ def _assemble(ps, variant, log_path, plan=None):
         'kernel_problems_total': ps.problems_total,
         'counts': counts,
         'plan': None if plan is None else {
+            'tests': plan.get('tests', []),
             'suites': plan.get('suites', []),
             'checkers': plan.get('checkers', []),
             'unplanned': ps.unplanned},
@@ -1103,9 +1104,16 @@ def _check_plan(plan, ps, suites, tests, reasons, where):
     # every TESTS glob must have reached something that ran: a glob into a
     # program (its tests by name) that matched none of them runs nothing
     # there, and a rerun of a test that was renamed must not pass
+    # (a program that began and then failed - crashed, killed - reached
+    # the glob: its missing results are that failure, class 1)
     for g in plan.get('tests', []):
-        if not any(testsel.matches(g, t['suite'], t['program'], t['name'])
-                   for t in tests if not t.get('missing')):
+        if not any(testsel.matches(g, t['suite'], t['program'],
+                                   None) is not False
+                   if t.get('missing') and t.get('_failed') else
+                   testsel.matches(g, t['suite'], t['program'],
+                                   _test_part(t['name']))
+                   for t in tests if not t.get('missing') or
+                   t.get('_failed')):
             reasons.append([2, "TESTS glob '%s' matched no test that ran"
                             % g])
     for name in plan.get('checkers', []):
@@ -1132,6 +1140,19 @@ def _check_plan(plan, ps, suites, tests, reasons, where):
         elif c['state'] != 'on':
             reasons.append([2, 'debug checker %s is off: %s (line %d)' % (
                 name, c['detail'] or c['state'], c['line'])])
+
+
+RUNNER_NAME_RE = re.compile(r'^selftests:\s+\S+:\s+(.+)$')
+
+
+def _test_part(name):
+    """The test a result is of, as a TESTS glob names it: a kselftest
+    runner's flat 'selftests: T: name' is name; a nested 'name/sub' is
+    name; a repeated 'name#2' is name."""
+    m = RUNNER_NAME_RE.match(name)
+    if m:
+        name = m.group(1)
+    return name.split('/')[0].split('#')[0]
 
 
 def _check_tests(suite, prog, want, tests, ps):

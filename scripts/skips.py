@@ -85,7 +85,8 @@ def _failed_below(t):
     """The id prefix whose tests a failed result stands for: a program-
     level result its program, a kselftest runner's result its test."""
     parts = t['id'].split('/')
-    if len(parts) <= 2 or parts[-1] in PROGRAM_RESULTS:
+    if len(parts) <= 2 or parts[-1] in PROGRAM_RESULTS or t.get('missing'):
+        # (a missing test-N of a program that crashed: the program)
         return '/'.join(parts[:2])
     m = RUNNER_NAME_RE.match(parts[-1])
     if m:
@@ -112,6 +113,9 @@ def planned_in(res):
 
     def scope(tid):
         suite, prog, test = (tid.split('/', 2) + [None, None])[:3]
+        if test is not None:
+            m = RUNNER_NAME_RE.match(test)
+            test = (m.group(1) if m else test).split('/')[0]
         return '%s/%s' % (suite, prog) in progs and \
             testsel.selects(globs, suite, prog, test) is not False
     return scope
@@ -126,7 +130,11 @@ def lost(before, now, scope=None):
     kselftest that failed has lost the rest to that failure, which is a
     failure already."""
     have = {t['id']: t['status'] for t in now}
-    keys = {t['key']: t['status'] for t in now if t.get('key')}
+    # by key (a position) only a test NOW has under a new name, in the
+    # same place: positions shift when tests are skipped or selected
+    old = {t['id'] for t in before}
+    keys = {(t['id'].rsplit('/', 1)[0], t['key']): t['status'] for t in now
+            if t.get('key') and t['id'] not in old}
     failed = [_failed_below(t) for t in now if t['status'] in ('fail',
                                                                'error')]
     out = []
@@ -135,7 +143,7 @@ def lost(before, now, scope=None):
             continue
         s = have.get(t['id'])
         if s is None and t.get('key'):
-            s = keys.get(t['key'])
+            s = keys.get((t['id'].rsplit('/', 1)[0], t['key']))
         if s == 'skip':
             out.append((t['id'], 'skip'))
         elif s is None:

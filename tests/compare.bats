@@ -134,3 +134,23 @@ for d, name in ((sys.argv[1], "[41] Result matches"), (sys.argv[2], "[97] Result
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"LOST"* ]]
 }
+
+@test "compare: a position (key) matches only a test under a new name in the same place; a program that crashed loses its tests to that failure, not to LOST" {
+	mkdir -p "$A/default" "$B/default"
+	python3 -c 'import json, sys
+def t(i, k, s, **kw):
+    return dict({"id": i, "key": k, "status": s, "metrics": {}, "note": None}, **kw)
+A = [t("k/m/a/x", "1.1", "pass"), t("k/m/b/y", "2.1", "pass"), t("k/f/global.one", None, "pass"), t("k/f/global.two", None, "pass")]
+# a was skipped as a whole: b moved to position 1.1; f crashed after its first test
+B = [t("k/m/b/y", "1.1", "pass"), t("k/m/a", "0.1", "skip"), t("k/f/global.one", None, "pass"),
+     t("k/f/test-2", None, "error", missing=True)]
+for d, tests in ((sys.argv[1], A), (sys.argv[2], B)):
+    json.dump({"variant": "default", "exit_class": 0, "exit_class_name": "c0", "kernel_problems": [], "tests": tests},
+              open(d + "/default/results.json", "w"))' "$A" "$B"
+	run "$TOP/scripts/compare" "$A" "$B"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"   LOST         k/m/a/x: pass -> -"* ]]
+	[[ "$output" != *"LOST         k/f/global.two"* ]]
+	[[ "$output" == *"   NEW FAILURE  k/f/test-2: - -> error"* ]]
+}

@@ -766,3 +766,17 @@ mini() {
     parse isolated.log --plan "$LOGS/isolated.plan.json"
     eq "$status" 0
 }
+
+@test "plan: TESTS globs reach kselftest results by the runner's names (nested name/sub, flat 'selftests: T: name'); a selected program that crashed is class 1, not an unmatched glob" {
+    printf '{"format": "kernel-pipeline-plan/1", "tests": ["kselftest/prctl/set-anon-vma-name-test", "kselftest/prctl/disable-tsc-test", "kselftest/prctl/disable-tsc-on-off-stress-test"], "suites": [{"name": "kselftest", "programs": [], "optional": ["prctl"]}], "checkers": []}\n' \
+        >"$BATS_TEST_TMPDIR/p.json"
+    parse default-kselftest-prctl.log --plan "$BATS_TEST_TMPDIR/p.json"
+    eq "$status" 0
+    eq "$(j "r['plan']['tests']")" '["kselftest/prctl/set-anon-vma-name-test", "kselftest/prctl/disable-tsc-test", "kselftest/prctl/disable-tsc-on-off-stress-test"]'
+    # the selected program segfaulted before its first result
+    mini 139 ''
+    printf '{"format": "kernel-pipeline-plan/1", "tests": ["k/p/global.x"], "suites": [{"name": "k", "programs": [], "optional": ["p"]}], "checkers": []}\n' \
+        >"$BATS_TEST_TMPDIR/p.json"
+    reparse --plan "$BATS_TEST_TMPDIR/p.json"
+    eq "$status" 1
+}
