@@ -173,7 +173,7 @@ PARAMS = {
     'tcg_threads': (_one_of('multi', 'single'), 'multi', 'multi (a host thread per vCPU) '
                     'or single (one TCG thread runs every vCPU in turn: '
                     'QEMU 7.2 can keep a stale translation of kernel text '
-                    'another vCPU is patching, see README); no effect '
+                    'another vCPU is patching, see docs/usage.md); no effect '
                     'under KVM'),
     'check_set': (_set, 'quick', 'the make check set that builds and boots '
                   'it when VARIANTS is not given: quick (every make check) '

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * umcg/example: the minimal libumcg example of the README, as a test:
+ * umcg/example: the minimal libumcg example of docs/series.md, as a test:
  * one server runs one worker that blocks, yields and leaves.
  *
  * The worker blocks in read() on a pipe that a plain (non-UMCG) thread
