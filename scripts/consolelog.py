@@ -725,13 +725,7 @@ class _Parser:
 
     @staticmethod
     def _failed(p):
-        """The program said it failed: it ended with a failing exit status
-        (not 126/127: it could not run at all), or bailed out. Its missing
-        results are then part of that test failure (class 1); otherwise
-        they are unaccounted for (class 2)."""
-        return p.bail_out is not None or (
-            p.ended and p.rc is not None and p.rc not in OK_RC and
-            p.rc not in (126, 127))
+        return program_failed(p.bail_out, p.ended, p.rc)
 
     def _flush_missing(self, p):
         """Plan promised more than came: the missing ones are errors."""
@@ -1106,14 +1100,15 @@ def _check_plan(plan, ps, suites, tests, reasons, where):
     # there, and a rerun of a test that was renamed must not pass
     # (a program that began and then failed - crashed, killed - reached
     # the glob: its missing results are that failure, class 1)
+    def reached(g, t):
+        if t.get('missing'):
+            return t.get('_failed') and testsel.matches(
+                g, t['suite'], t['program']) is not False
+        return testsel.matches(g, t['suite'], t['program'],
+                               testsel.test_part(t['name']))
+
     for g in plan.get('tests', []):
-        if not any(testsel.matches(g, t['suite'], t['program'],
-                                   None) is not False
-                   if t.get('missing') and t.get('_failed') else
-                   testsel.matches(g, t['suite'], t['program'],
-                                   _test_part(t['name']))
-                   for t in tests if not t.get('missing') or
-                   t.get('_failed')):
+        if not any(reached(g, t) for t in tests):
             reasons.append([2, "TESTS glob '%s' matched no test that ran"
                             % g])
     for name in plan.get('checkers', []):
@@ -1142,17 +1137,14 @@ def _check_plan(plan, ps, suites, tests, reasons, where):
                 name, c['detail'] or c['state'], c['line'])])
 
 
-RUNNER_NAME_RE = re.compile(r'^selftests:\s+\S+:\s+(.+)$')
-
-
-def _test_part(name):
-    """The test a result is of, as a TESTS glob names it: a kselftest
-    runner's flat 'selftests: T: name' is name; a nested 'name/sub' is
-    name; a repeated 'name#2' is name."""
-    m = RUNNER_NAME_RE.match(name)
-    if m:
-        name = m.group(1)
-    return name.split('/')[0].split('#')[0]
+def program_failed(bail_out, ended, rc):
+    """The program said it failed: it ended with a failing exit status
+    (not 126/127: it could not run at all), or bailed out. Its missing
+    results are then part of that test failure (class 1); otherwise they
+    are unaccounted for (class 2)."""
+    return bail_out is not None or (
+        ended and rc is not None and rc not in OK_RC and
+        rc not in (126, 127))
 
 
 def _check_tests(suite, prog, want, tests, ps):
@@ -1177,9 +1169,7 @@ def _check_tests(suite, prog, want, tests, ps):
             ps.unplanned.append('%s/%s/%s' % (suite, prog['name'], n))
     if any(t.get('missing') for t in mine):
         return
-    failed = prog['bail_out'] is not None or (
-        prog['complete'] and prog['rc'] not in (None, 126, 127) and
-        prog['rc'] not in OK_RC)
+    failed = program_failed(prog['bail_out'], prog['complete'], prog['rc'])
     for w in want:
         if any(covers(w, n) for n in names):
             continue

@@ -20,7 +20,6 @@ Exit 0, or 2 on bad input.
 import fnmatch
 import json
 import os
-import re
 import sys
 from collections import Counter
 
@@ -71,12 +70,6 @@ def by_reason(tests):
                    if t['status'] == 'skip')
 
 
-# runner.sh's name for a program's result: "selftests: <dir>: <program>"
-RUNNER_NAME_RE = re.compile(r'^selftests:\s+\S+:\s+(.+)$')
-# results that stand for the whole program they are in
-PROGRAM_RESULTS = ('missing-results', 'exit-status')
-
-
 def _prog(tid):
     return '/'.join(tid.split('/')[:2])
 
@@ -85,10 +78,11 @@ def _failed_below(t):
     """The id prefix whose tests a failed result stands for: a program-
     level result its program, a kselftest runner's result its test."""
     parts = t['id'].split('/')
-    if len(parts) <= 2 or parts[-1] in PROGRAM_RESULTS or t.get('missing'):
+    if len(parts) <= 2 or parts[-1] in testsel.PROGRAM_RESULTS or \
+            t.get('missing'):
         # (a missing test-N of a program that crashed: the program)
         return '/'.join(parts[:2])
-    m = RUNNER_NAME_RE.match(parts[-1])
+    m = testsel.RUNNER_NAME_RE.match(parts[-1])
     if m:
         parts[-1] = m.group(1)
     return '/'.join(parts)
@@ -114,8 +108,7 @@ def planned_in(res):
     def scope(tid):
         suite, prog, test = (tid.split('/', 2) + [None, None])[:3]
         if test is not None:
-            m = RUNNER_NAME_RE.match(test)
-            test = (m.group(1) if m else test).split('/')[0]
+            test = testsel.test_part(test)
         return '%s/%s' % (suite, prog) in progs and \
             testsel.selects(globs, suite, prog, test) is not False
     return scope

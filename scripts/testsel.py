@@ -163,3 +163,19 @@ def harness_tests(text):
             ts.append(name)
     flush()
     return out
+
+
+# runner.sh's name for a program's result: "selftests: <dir>: <program>"
+RUNNER_NAME_RE = re.compile(r'^selftests:\s+\S+:\s+(.+)$')
+# results that stand for the whole program they are in, not a test of it
+PROGRAM_RESULTS = ('missing-results', 'exit-status')
+
+
+def test_part(name):
+    """The test a result is of, as a TESTS glob names it: a kselftest
+    runner's flat 'selftests: T: name' is name; a nested 'name/sub' is
+    name; a repeated 'name#2' is name."""
+    m = RUNNER_NAME_RE.match(name)
+    if m:
+        name = m.group(1)
+    return name.split('/')[0].split('#')[0]
