@@ -13,6 +13,7 @@ so the expect script's live detection and this offline classifier agree.
 Python 3.11 standard library only (Debian 12).
 """
 
+import fnmatch
 import json
 import os
 import re
@@ -61,7 +62,7 @@ CTRL_RE = re.compile(r'[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]')
 KV_RE = re.compile(r'([\w.-]+)=(\S*)')
 MARKER_IN_LINE_RE = re.compile(
     r'@@@ (HARNESS|READY|SUITE-BEGIN|SUITE-END|TEST-BEGIN|TEST-END|CHECK|'
-    r'FINAL-DONE)\b')
+    r'RETRY|FINAL-DONE)\b')
 SEPARATOR_RE = re.compile(r'^(=|-){8,}$')
 
 KTAP_RESULT_RE = re.compile(
@@ -300,6 +301,22 @@ class _Program:
         self.metrics = {}
         self.bail_out = None
         self.splats = []        # kernel problems while it ran
+        self.first_run = None   # results before @@@ RETRY (a second run)
+        self.retry = []         # (test, glob) the RETRY lines named
+
+    def new_run(self):
+        """Forget what the KTAP parse gathered: the program runs a test
+        again, and its output starts anew."""
+        self.plan = None
+        self.docs = []
+        self.version = None
+        self.results = []
+        self.pending = []
+        self.pending_duration = None
+        self.pending_metrics = {}
+        self.run_name = None
+        self.numbered = []
+        self.bail_out = None
 
     @property
     def id(self):
@@ -477,7 +494,27 @@ class _Parser:
             return
         if not self._nested(p):
             self._flush_missing(p)
+        if p.first_run is not None:
+            p.results = retried(p.first_run, p.results, p.retry)
         self.program = None
+
+    def _retry(self, rest):
+        """'RETRY SUITE/PROGRAM TEST/GLOB' (scripts/kselftest-suite): a
+        result of TEST matching GLOB failed and the program runs TEST once
+        more. What came so far is the first run; the RETRY lines come
+        together, before the second run's output. Only the running
+        program's own, and only one second run."""
+        p = self.program
+        w = rest.split(None, 1)
+        if p is None or len(w) < 2 or w[0] != p.id or '/' not in w[1] or \
+                (p.first_run is not None and p.numbered):
+            return
+        if p.first_run is None:
+            if not self._nested(p):
+                self._flush_missing(p)
+            p.first_run = p.results
+            p.new_run()
+        p.retry.append(tuple(w[1].split('/', 1)))
 
     def _nested(self, p):
         """A program whose results have subtests (kselftest's runner nests
@@ -615,6 +652,8 @@ class _Parser:
                 p.end_uptime = up
                 p.rc = _num(kv.get('rc'))
                 self._end_program()
+        elif ev == 'RETRY':
+            self._retry(rest)
         elif ev == 'FINAL-DONE':
             self.final_done = lineno
         elif ev == 'CHECK':
@@ -942,6 +981,9 @@ def _assemble(ps, variant, log_path, plan=None):
     for t in tests:
         counts[t['status']] += 1
     counts['total'] = len(tests)
+    # passed only when run again (a subset of pass)
+    counts['flaky'] = sum(1 for t in tests
+                          if t['status'] == 'pass' and t.get('flaky'))
 
     for p in problems:
         reasons.append([3, 'kernel %s: %s' % (p['kind'], p['first_line'])])
@@ -1137,6 +1179,52 @@ def _check_plan(plan, ps, suites, tests, reasons, where):
                 name, c['detail'] or c['state'], c['line'])])
 
 
+def retried(first, second, retry):
+    """A program's results when it ran tests again after @@@ RETRY lines
+    (TEST, GLOB): the first run's results of the tests not run again, and
+    the second run's of those that were, a pass there marked flaky with
+    the failures it follows. The second run counts for a test only when
+    every failure of its first run is one a GLOB names (a retry is for
+    what flaky.conf names, nothing else); otherwise the first run stands
+    and the second is dropped."""
+    tests = {t for t, _ in retry}
+
+    def split(r):
+        head, _, rest = r['name'].partition('/')
+        return head, rest
+
+    def named(r):
+        head, rest = split(r)
+        return {g for t, g in retry
+                if t == head and fnmatch.fnmatchcase(rest, g)}
+
+    bad = [r for r in first if r['status'] in ('fail', 'error')]
+    stands = {split(r)[0] for r in bad if not named(r)}
+    flakes = [r for r in bad if split(r)[0] in tests - stands]
+    out = []
+    for r in first:
+        head = split(r)[0]
+        if head in stands and r['status'] in ('fail', 'error'):
+            r = dict(r, note='%s (first run; the second run counts only '
+                     'when every failure is one flaky.conf names)' %
+                     (r.get('note') or 'failed'))
+        if head not in tests or head in stands:
+            out.append(r)
+    for r in second:
+        if split(r)[0] in stands:
+            continue
+        before = [f for f in flakes if named(f) & named(r)]
+        if before:
+            r = dict(r, flaky=[{k: f.get(k) for k in
+                                ('id', 'name', 'status', 'note', 'line',
+                                 'excerpt')} for f in before])
+            if r['status'] == 'pass':
+                r['note'] = 'flaky: failed in the first run (line %s), ' \
+                    'passed when run again' % before[0].get('line')
+        out.append(r)
+    return out
+
+
 def program_failed(bail_out, ended, rc):
     """The program said it failed: it ended with a failing exit status
     (not 126/127: it could not run at all), or bailed out. Its missing
@@ -1203,8 +1291,9 @@ def summary_line(res):
                                     res['exit_class_name']),
              'boot %ss' % boot if boot is not None else
              'not booted' if res.get('booted') is False else 'no READY',
-             '%d passed, %d failed, %d skipped, %d errors' % (
-                 c['pass'], c['fail'], c['skip'], c['error'])]
+             '%d passed%s, %d failed, %d skipped, %d errors' % (
+                 c['pass'], ' (%d flaky)' % c['flaky'] if c.get('flaky')
+                 else '', c['fail'], c['skip'], c['error'])]
     kinds = list(dict.fromkeys(p['kind'] for p in res['kernel_problems']))
     parts.append('kernel problems: %d%s' % (
         res['kernel_problems_total'],
@@ -1236,9 +1325,19 @@ def junit_tree(res):
     def add_suite(name, cases, time=None):
         ts = ET.SubElement(root, 'testsuite', name=_x(name))
         n = {'tests': 0, 'failures': 0, 'errors': 0, 'skipped': 0}
-        for classname, cname, status, msg, text, t in cases:
+        for case in cases:
+            classname, cname, status, msg, text, t = case[:6]
             tc = ET.SubElement(ts, 'testcase', classname=_x(classname),
                                name=_x(cname), time=t)
+            # a first run's failure before a second run (Maven Surefire's
+            # rerun elements: flakyFailure when the rerun passed)
+            for f in (case[6] if len(case) > 6 else None) or []:
+                e = ET.SubElement(tc, 'flakyFailure' if status == 'pass'
+                                  else 'rerunFailure',
+                                  message=_x('%s: %s' % (f['name'],
+                                                         f['note'] or
+                                                         f['status'])))
+                e.text = _x(f['excerpt'])
             n['tests'] += 1
             if status == 'fail':
                 n['failures'] += 1
@@ -1298,7 +1397,7 @@ def junit_tree(res):
                 (t['excerpt'].splitlines() or [t['status']])[-1]
             cases.append(('%s.%s' % (t['suite'], t['program']), t['name'],
                           t['status'], msg, t['excerpt'],
-                          _secs(t['duration_ms'])))
+                          _secs(t['duration_ms']), t.get('flaky')))
         add_suite(name, cases, durations.get(name, durations.get(
             name.split('/')[0])))
     for k, v in tot.items():

@@ -160,6 +160,132 @@ print("[%d,%d,%d]" % (c["pass"], c["fail"], c["skip"]))' "$TOP/scripts" "$TOP/te
 	[ "$(jq -r '.tests[] | select(.id == "kselftest/futex/run.sh") | .status' "$r")" = error ]
 }
 
+# A retry in the guest (kselftests/flaky.conf): target alpha's test one
+# fails with "timing thing returned 11" in its first run and passes in the
+# second (a state file); test two fails in every run.
+fake_flaky_ksft() {
+	fake_ksft
+	export FLAKY_CONF=$BATS_TEST_TMPDIR/flaky.conf RUNS=$BATS_TEST_TMPDIR/runs
+	cat >"$K/kselftest/run_kselftest.sh" <<'SH'
+#!/bin/sh
+echo "TAP version 13"
+echo "# runner args: $*"
+echo run >>"$RUNS"
+n=0
+for a in "$@"; do
+	case "$a" in -o|-t) continue ;; *:*) ;; *) continue ;; esac
+	n=$((n + 1))
+	t=${a#*:}
+	echo "# TAP version 13"
+	echo "# 1..1"
+	if [ "$t" = two ]; then
+		echo "# not ok 1 always broken"
+	elif [ "$t" = one ] && [ "$(wc -l <"$RUNS")" -eq 1 ]; then
+		echo "# waiter failed errno 110"
+		echo "# not ok 1 timing thing returned: 11"
+	else
+		echo "# ok 1 timing thing succeeds"
+	fi
+	echo "ok $n selftests: ${a%%:*}: $t"
+done
+SH
+}
+
+@test "kselftest-suite: a failure flaky.conf names is run once more in the same run, announced by @@@ RETRY; no other failure is" {
+	fake_flaky_ksft
+	out=$BATS_TEST_TMPDIR/out
+	printf '# comment\nalpha:one  timing?thing*  waits 30 ms under TCG\nalpha:two  nothing?like?this  never\n' >"$FLAKY_CONF"
+	"$TOP/scripts/kselftest-suite" "$K/kselftest/kselftest-list.txt" quick "$out" alpha beta >/dev/null
+	run "$out/alpha"
+	[ "$status" -eq 0 ]
+	# the first run, then the marker naming the glob, then test one again
+	[[ "$output" == *"# not ok 1 timing thing returned: 11"*$'\n'"@@@ RETRY kselftest/alpha one/timing?thing*"$'\n'*"# runner args: -o 45 -t alpha:one"$'\n'*"# ok 1 timing thing succeeds"* ]]
+	[ "$(wc -l <"$RUNS")" = 2 ]
+	# two's failure is not flaky.conf's glob: never run again
+	[ "$(grep -c '@@@ RETRY' <<<"$output")" = 1 ]
+	[ "$(grep -c 'always broken' <<<"$output")" = 1 ]
+	# a pass the first time: one run
+	rm "$RUNS"
+	echo run >"$RUNS"
+	run "$out/alpha" one
+	[[ "$output" != *"@@@ RETRY"* ]]
+	[ "$(wc -l <"$RUNS")" = 2 ]
+	# a target without entries is what it was
+	run "$out/beta"
+	[[ "$output" != *RETRY* ]]
+	# a glob for a test that is not there is a data error, named
+	printf 'alpha:nosuch  x*  why\n' >"$FLAKY_CONF"
+	run "$TOP/scripts/kselftest-suite" "$K/kselftest/kselftest-list.txt" quick "$out" alpha
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"flaky.conf names alpha:nosuch"* ]]
+	printf 'alpha:one\n' >"$FLAKY_CONF"
+	run "$TOP/scripts/kselftest-suite" "$K/kselftest/kselftest-list.txt" quick "$out" alpha
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"flaky.conf:1: expected 'TARGET:TEST GLOB REASON'"* ]]
+}
+
+# kselftest/futex with a retry: the real first run FIRST, the RETRY line,
+# the real second run SECOND.
+ksft_retry_log() { # FIRST RETRY-LINE SECOND
+	printf '@@@ HARNESS START variant=default date=2026-12-06T00:00:00Z\n@@@ READY release=6.12 uptime=1.0\n'
+	printf '@@@ HARNESS SEND run-suite kselftest\n@@@ SUITE-BEGIN kselftest uptime=1.0\n'
+	printf '@@@ TEST-BEGIN kselftest/futex uptime=1.0\n'
+	cat "$TOP/tests/ktap/$1"
+	printf '%s\n' "$2"
+	cat "$TOP/tests/ktap/$3"
+	printf '@@@ TEST-END kselftest/futex rc=0 uptime=9.0\n@@@ SUITE-END kselftest rc=0 uptime=9.0\n'
+	printf '@@@ HARNESS SUITE-DONE suite=kselftest elapsed=9\n@@@ HARNESS SEND poweroff -f\n'
+	printf '@@@ HARNESS QEMU-EXIT status=0\n@@@ HARNESS END elapsed=10\n'
+}
+
+@test "parse-console: a retried flaky.conf failure that passes the second time is a pass marked flaky; any other first-run failure stays" {
+	R=$BATS_TEST_TMPDIR/results
+	ksft_retry_log futex-requeue-fail.ktap '@@@ RETRY kselftest/futex run.sh/futex_requeue?many*' futex-pass.ktap \
+		>"$BATS_TEST_TMPDIR/console.log"
+	run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
+	[ "$status" -eq 0 ]
+	r=$R/default/results.json
+	[ "$(jq -r .exit_class "$r")" = 0 ]
+	# the second run's tests, once each: the first run's are not counted
+	[ "$(jq -r '.counts.pass' "$r")" = "$(jq -r '[.tests[] | select(.status == "pass")] | length' "$r")" ]
+	[ "$(jq -r '[.tests[] | select(.name == "run.sh/futex_requeue simple succeeds")] | length' "$r")" = 1 ]
+	[ "$(jq -r '[.tests[] | select(.id | test("returned"))] | length' "$r")" = 0 ]
+	t='.tests[] | select(.name == "run.sh/futex_requeue many succeeds")'
+	[ "$(jq -r "$t | .status" "$r")" = pass ]
+	[ "$(jq -r "$t | .flaky[0].name" "$r")" = "run.sh/futex_requeue many returned: 11 Resource temporarily unavailable" ]
+	jq -r "$t | .flaky[0].excerpt" "$r" | grep -q 'waiter failed errno 110'
+	[ "$(jq -r '.counts.flaky' "$r")" = 1 ]
+	[[ "$(jq -r .tests[0].id "$r")" == kselftest/futex/* ]]
+	grep -q '<flakyFailure message=".*futex_requeue many returned' "$R/default/junit.xml"
+	[[ "$output" == *"1 flaky"* ]]
+	run "$TOP/scripts/summarize" "$R" default
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"default: flaky (failed, then passed when run again in the same boot): kselftest/futex/run.sh/futex_requeue many succeeds"* ]]
+	[ "$(jq -c '.variants[0].flaky_tests' "$R/summary.json")" = '["kselftest/futex/run.sh/futex_requeue many succeeds"]' ]
+
+	# failing the second time as well: a failure
+	ksft_retry_log futex-requeue-fail.ktap '@@@ RETRY kselftest/futex run.sh/futex_requeue?many*' futex-requeue-fail.ktap \
+		>"$BATS_TEST_TMPDIR/console.log"
+	run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
+	[ "$status" -eq 1 ]
+	[ "$(jq -r '[.tests[] | select(.status == "fail")] | length' "$r")" = 2 ]
+	[ "$(jq -r '.counts.flaky' "$r")" = 0 ]
+
+	# a first-run failure the RETRY's glob does not name stays a failure,
+	# whatever the second run gave
+	ksft_retry_log futex-requeue-fail.ktap '@@@ RETRY kselftest/futex run.sh/futex_requeue?simple*' futex-pass.ktap \
+		>"$BATS_TEST_TMPDIR/console.log"
+	run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
+	[ "$status" -eq 1 ]
+	[ "$(jq -r '.tests[] | select(.name == "run.sh/futex_requeue many returned: 11 Resource temporarily unavailable") | .status' "$r")" = fail ]
+	[ "$(jq -r '[.tests[] | select(.name == "run.sh/futex_requeue many succeeds")] | length' "$r")" = 0 ]
+	# and a RETRY for another program is not this one's
+	ksft_retry_log futex-requeue-fail.ktap '@@@ RETRY kselftest/other run.sh/futex_requeue?many*' futex-pass.ktap \
+		>"$BATS_TEST_TMPDIR/console.log"
+	run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
+	[ "$status" -eq 1 ]
+}
+
 # results.json of variant V under DIR with tests ID=STATUS...
 fake_results() { # DIR V ID=STATUS...
 	local d=$1/$2
