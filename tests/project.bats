@@ -480,6 +480,19 @@ check_project() {
 	[ "${lines[-1]}" = "check: 8 passed, 1 failed, 2 skipped" ]
 }
 
+@test "make check: tests that passed only when run again are passes, listed again at the end" {
+	check_project
+	stub build-and-boot 'echo "default: flaky (failed, then passed when run again in the same boot): kselftest/futex/run.sh/x"; echo "matrix: 3 passed, 0 failed, 0 skipped"'
+	run env -u TOP "$p/scripts/check"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "check: 11 passed, 0 failed, 2 skipped" ]
+	[[ "$output" == *$'=== flaky: passed when run again in the same boot (kselftests/flaky.conf)\n  default: flaky (failed, then passed'*"kselftest/futex/run.sh/x"$'\n\ntime: '* ]]
+	stub build-and-boot 'echo "matrix: 3 passed, 0 failed, 0 skipped"'
+	run env -u TOP "$p/scripts/check"
+	[[ "$output" != *"=== flaky"* ]]
+}
+
 @test "make check: its output redirected to a file keeps every section (the build stage must not reopen and truncate it)" {
 	check_project
 	stub build-and-boot 'echo "kernel default ok"; echo "matrix: 3 passed, 0 failed, 0 skipped"'
