@@ -1183,7 +1183,7 @@ def retried(first, second, retry):
     """A program's results when it ran tests again after @@@ RETRY lines
     (TEST, GLOB): the first run's results of the tests not run again, and
     the second run's of those that were, a pass there marked flaky with
-    the failures it follows. The second run counts for a test only when
+    the failure in its place before. The second run counts for a test only when
     every failure of its first run is one a GLOB names (a retry is for
     what flaky.conf names, nothing else); otherwise the first run stands
     and the second is dropped."""
@@ -1210,10 +1210,19 @@ def retried(first, second, retry):
                      (r.get('note') or 'failed'))
         if head not in tests or head in stands:
             out.append(r)
+    def same(f, r):
+        # the same test: its name, or (kselftest programs often print
+        # the outcome in the name) its place below the retried test
+        if f['name'] == r['name']:
+            return True
+        kf = (f.get('key') or '').partition('/')[2]
+        return bool(kf) and kf == (r.get('key') or '').partition('/')[2] \
+            and split(f)[0] == split(r)[0]
+
     for r in second:
         if split(r)[0] in stands:
             continue
-        before = [f for f in flakes if named(f) & named(r)]
+        before = [f for f in flakes if same(f, r)]
         if before:
             r = dict(r, flaky=[{k: f.get(k) for k in
                                 ('id', 'name', 'status', 'note', 'line',
