@@ -80,6 +80,13 @@ def _one_of(first, second):
 _set = _one_of('quick', 'full')
 
 
+def _cpu(text):
+    if text and not re.fullmatch(r'[A-Za-z0-9][A-Za-z0-9_.-]*', text):
+        raise ValueError('expected a QEMU CPU model name such as max, not %r'
+                         % text)
+    return text
+
+
 def _source(text):
     if text not in ('series', 'pristine'):
         raise ValueError('expected series (the patched tree) or pristine '
@@ -175,6 +182,10 @@ PARAMS = {
                     'QEMU 7.2 can keep a stale translation of kernel text '
                     'another vCPU is patching, see docs/usage.md); no effect '
                     'under KVM'),
+    'cpu': (_cpu, '', 'the QEMU CPU model under TCG (-cpu), e.g. max: '
+            'every feature TCG emulates, AMD SVM among them, so that KVM '
+            'runs inside the guest; empty: QEMU\'s default (qemu64). Under '
+            'KVM the host\'s (-cpu host)'),
     'check_set': (_set, 'quick', 'the make check set that builds and boots '
                   'it when VARIANTS is not given: quick (every make check) '
                   'or full (only make check CHECK=full)'),

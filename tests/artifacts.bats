@@ -323,6 +323,33 @@ param_refused() { # KEY VALUE MESSAGE
 	param_refused tcg_threads 2 'expected multi or single'
 }
 
+@test "boot-plan: #@ cpu = max gives TCG that CPU model (KVM inside the guest) and says which and why; KVM keeps -cpu host" {
+	sed -i 's/^#@ cmdline = .*/&\n#@ cpu = max/' "$CONFIGS/default.variant"
+	VARIANTS=default "$TOP/scripts/build-all"
+	[ "$(jq -r .params.cpu "$ARTIFACTS/default/variant.json")" = max ]
+	run "$TOP/scripts/boot-plan" --accel tcg qemu "$ARTIFACTS" default
+	[ "$status" -eq 0 ]
+	[ "${lines[1]} ${lines[2]} ${lines[3]} ${lines[4]}" = "-accel tcg,thread=multi -cpu max" ]
+	run "$TOP/scripts/boot-plan" --accel tcg --accel-reason "probed" harness "$ARTIFACTS" default /x.log smoke
+	[[ "$output" == *$'\n--accel-reason\nprobed; CPU model max (#@ cpu = max): every feature TCG emulates, AMD SVM among them: KVM runs inside the guest\n'* ]]
+	# with one TCG thread as well: both said
+	sed -i 's/^#@ cpu = max/&\n#@ tcg_threads = single/' "$CONFIGS/default.variant"
+	VARIANTS=default "$TOP/scripts/build-all"
+	run "$TOP/scripts/boot-plan" --accel tcg --accel-reason "probed" harness "$ARTIFACTS" default /x.log smoke
+	[[ "$output" == *$'\n--accel-reason\nprobed; one TCG thread for every vCPU (#@ tcg_threads = single); CPU model max'* ]]
+	# KVM: the host's CPU, as the probe ran it
+	run "$TOP/scripts/boot-plan" --accel kvm qemu "$ARTIFACTS" default
+	[ "${lines[1]} ${lines[2]} ${lines[3]} ${lines[4]}" = "-accel kvm -cpu host" ]
+	[[ "$output" != *"-cpu"$'\n'"max"* ]]
+	# test-variant's accel line names it
+	run "$TOP/scripts/test-variant" default
+	[[ "$output" == *"accel: tcg ("*"CPU model max (#@ cpu = max)"* ]]
+}
+
+@test "variant: #@ cpu that is not a CPU model name is refused with the line named" {
+	param_refused cpu 'max,+svm x' 'expected a QEMU CPU model name'
+}
+
 @test "test-variant: a guest-test edit is built before the boot, and the manifest stays true" {
 	sed -i 's/ok 1 smoke/ok 1 smoke-edited/' "$GUEST_TESTS/smoke/ok.c"
 	run "$TOP/scripts/test-variant" default
