@@ -183,9 +183,9 @@ PARAMS = {
                     'another vCPU is patching, see docs/usage.md); no effect '
                     'under KVM'),
     'cpu': (_cpu, '', 'the QEMU CPU model under TCG (-cpu), e.g. max: '
-            'every feature TCG emulates, AMD SVM among them, so that KVM '
-            'runs inside the guest; empty: QEMU\'s default (qemu64). Under '
-            'KVM the host\'s (-cpu host)'),
+            'every feature TCG emulates, AMD SVM with nested paging among '
+            'them; empty: QEMU\'s default (qemu64: SVM without nested '
+            'paging). Under KVM the host\'s (-cpu host)'),
     'check_set': (_set, 'quick', 'the make check set that builds and boots '
                   'it when VARIANTS is not given: quick (every make check) '
                   'or full (only make check CHECK=full)'),

@@ -331,7 +331,7 @@ param_refused() { # KEY VALUE MESSAGE
 	[ "$status" -eq 0 ]
 	[ "${lines[1]} ${lines[2]} ${lines[3]} ${lines[4]}" = "-accel tcg,thread=multi -cpu max" ]
 	run "$TOP/scripts/boot-plan" --accel tcg --accel-reason "probed" harness "$ARTIFACTS" default /x.log smoke
-	[[ "$output" == *$'\n--accel-reason\nprobed; CPU model max (#@ cpu = max): every feature TCG emulates, AMD SVM among them: KVM runs inside the guest\n'* ]]
+	[[ "$output" == *$'\n--accel-reason\nprobed; CPU model max (#@ cpu = max): every feature TCG emulates, AMD SVM with nested paging among them: KVM inside the guest without shadow paging\n'* ]]
 	# with one TCG thread as well: both said
 	sed -i 's/^#@ cpu = max/&\n#@ tcg_threads = single/' "$CONFIGS/default.variant"
 	VARIANTS=default "$TOP/scripts/build-all"

@@ -102,7 +102,7 @@ TEST(vcpu_quiesced_on_return_to_user_only)
 	if (why && access("/dev/kvm", F_OK))
 		SKIP(return, "%s", why);
 	if (access(TRACEFS "/set_ftrace_filter", W_OK))
-		SKIP(return, "no function tracer in this kernel (CONFIG_FUNCTION_TRACER): the debug-kvm variant has it");
+		SKIP(return, "no function tracer in this kernel (CONFIG_FUNCTION_TRACER): the debug variant has it");
 	ASSERT_EQ(0, access(KVM_EXIT_EVENT, W_OK))
 		TH_LOG("a kernel with KVM and tracing has the kvm_exit event");
 	ASSERT_LT(0, cpu) TH_LOG("needs two CPUs");

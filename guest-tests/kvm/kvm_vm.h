@@ -62,7 +62,7 @@ static inline const char *kvm_absent_reason(void)
 	if (!kconfig_enabled("CONFIG_KVM"))
 		return "CONFIG_KVM is not set in this kernel";
 	if (!cpu_has_flag("svm") && !cpu_has_flag("vmx"))
-		return "the CPU QEMU emulates has neither svm nor vmx (the kvm variants boot with #@ cpu = max)";
+		return "the CPU QEMU emulates has neither svm nor vmx";
 	return NULL;
 }
 
