@@ -75,7 +75,6 @@ RUN_RE = re.compile(r'^#\s+RUN\s+(\S+)')
 DURATION_RE = re.compile(r'^#\s*duration_ms=(\d+(?:\.\d+)?)\s*$')
 # `# metric: k=v` (ksft_print_msg) or TH_LOG's `# file:line:test:metric: k=v`
 METRIC_RE = re.compile(r'^#\s*(?:\S+?:\d+:\S+?:)?\s*metric:\s*([^=\s]+)=(.*)$')
-DIRECTIVE_RE = re.compile(r'^(SKIP|TODO|XFAIL|XPASS)\b\s*(.*)$', re.I)
 # PROTOCOL.md: any program exit status but 0 is a failure (class 1). Even
 # kselftest's 4 (KSFT_SKIP): the guest's SUITE-END rc counts it as a
 # failure too, and kselftest_harness.h programs exit 0 when tests skip.
@@ -729,18 +728,7 @@ class _Parser:
             p.docs.append({'plan': None, 'got': set()})
         p.docs[-1]['got'].add(int(num))
         desc = (desc or '').strip() or (p.run_name or 'test-%s' % num)
-        status = 'pass' if ok == 'ok' else 'fail'
-        reason = None
-        if directive:
-            d = DIRECTIVE_RE.match(directive.strip())
-            if d:
-                word = d.group(1).upper()
-                if word in ('SKIP', 'TODO'):
-                    status = 'skip'
-                    reason = d.group(2).strip() or word.lower()
-                elif word == 'XFAIL':
-                    status = 'pass'
-                    reason = 'expected failure: ' + d.group(2).strip()
+        status, _, reason = ktap.outcome(ok, directive)
         names = {t['name'] for t in p.results}
         name = desc
         if name in names:

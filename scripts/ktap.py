@@ -69,6 +69,31 @@ NEW_PREFIX_RE = re.compile(r'^(# |[ \t]+)')
 EXCERPT_LINES = 200     # bound on one test's log excerpt
 
 
+def outcome(ok, directive):
+    """What a result line means: (status, directive word or None, reason)
+    from its "ok"/"not ok" and the text after its "#". The one rule, for
+    results at the top of a program's output and nested ones alike
+    (scripts/consolelog.py uses it too). SKIP and TODO skip; XFAIL passes
+    (an expected failure) and XPASS fails (an unexpected pass), whatever
+    ok/not ok says; TIMEOUT fails; any other text (runner.sh's "exit=139")
+    is the reason of the status ok/not ok gives."""
+    status = 'pass' if ok == 'ok' else 'fail'
+    if not directive:
+        return status, None, None
+    d = DIRECTIVE_RE.match(directive.strip())
+    if not d:
+        return status, None, directive.strip() or None
+    word = d.group(1).upper()
+    text = d.group(2).strip()
+    if word in ('SKIP', 'TODO'):
+        return 'skip', word, text or word.lower()
+    if word == 'XFAIL':
+        return 'pass', word, ('expected failure: ' + text).strip()
+    if word == 'XPASS':
+        return 'fail', word, ('unexpected pass: ' + text).strip()
+    return 'fail', word, ('timeout ' + text).strip()
+
+
 class Test:
     """One result line and what nested under it."""
 
@@ -253,25 +278,7 @@ class _Parser:
         km = KSFT_NAME_RE.match(t.name)
         if km:
             t.collection, t.name = km.group(1), km.group(2)
-        if directive:
-            d = DIRECTIVE_RE.match(directive)
-            if d:
-                word = d.group(1).upper()
-                t.directive = word
-                t.reason = d.group(2).strip() or None
-                if word in ('SKIP', 'TODO'):
-                    t.status = 'skip'
-                elif word == 'XFAIL':
-                    t.status = 'pass'
-                elif word == 'XPASS':
-                    t.status = 'fail'
-                elif word == 'TIMEOUT':
-                    t.status = 'fail'
-                    t.reason = 'timeout ' + (t.reason or '')
-                    t.reason = t.reason.strip()
-            else:
-                # runner.sh: "not ok 3 selftests: x: y # exit=139"
-                t.reason = directive
+        t.status, t.directive, t.reason = outcome(ok, directive)
         t.duration_ms = lv.duration
         self._adopt(t, sub)
         t.log = _cap(lv.log)

@@ -613,6 +613,34 @@ echo "        | Expected 0 (0) == ret (-125)"; echo "default: 1 test failed (see
 	[[ "$output" != *"what failed"* ]]
 }
 
+@test "run-tests: the in-process unit tests (tests/unit) run with the tooling tests, each counted, a failure failing the run" {
+	p=$BATS_TEST_TMPDIR/proj
+	mkdir -p "$p/scripts" "$p/tests/unit"
+	cp "$TOP/scripts/run-tests" "$TOP/scripts/lib.sh" "$p/scripts/"
+	printf '%s\n' '@test "one" {' 'true' '}' >"$p/tests/one.bats"
+	printf '%s\n' 'import unittest' 'class T(unittest.TestCase):' \
+		'    def test_good(self):' '        self.assertTrue(True)' \
+		'    def test_skipped(self):' '        self.skipTest("no widget")' >"$p/tests/unit/test_a.py"
+	run env -u TOP "$p/scripts/run-tests"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "tooling: 2 passed, 0 failed, 1 skipped" ]
+	[[ "$output" == *"ok unit: test_good (test_a.T.test_good)"* ]]
+	printf '%s\n' '    def test_bad(self):' '        self.assertEqual(1, 2)' >>"$p/tests/unit/test_a.py"
+	run env -u TOP "$p/scripts/run-tests"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "${lines[-1]}" = "tooling: 2 passed, 1 failed, 1 skipped" ]
+	[[ "$output" == *"AssertionError: 1 != 2"* ]]
+	# a unit file that does not even import fails the run too
+	echo 'import nosuchmodule' >"$p/tests/unit/test_b.py"
+	run env -u TOP "$p/scripts/run-tests"
+	[ "$status" -eq 1 ]
+	# bats files named: only those
+	run env -u TOP "$p/scripts/run-tests" --name x "$p/tests/one.bats"
+	[ "${lines[-1]}" = "x: 1 passed, 0 failed, 0 skipped" ]
+}
+
 @test "run-tests: the caller's choices (VARIANTS=off make check, CHECK) do not reach the tests, which set up their own" {
 	f=$BATS_TEST_TMPDIR/env.bats
 	# written with printf: bats would rewrite a test header in a heredoc here
