@@ -300,12 +300,17 @@ class _Program:
         self.metrics = {}
         self.bail_out = None
         self.splats = []        # kernel problems while it ran
-        self.first_run = None   # results before @@@ RETRY (a second run)
+        self.first_run = None   # the parse state before @@@ RETRY
         self.retry = []         # (test, glob) the RETRY lines named
 
+    RUN_STATE = ('plan', 'docs', 'version', 'results', 'pending',
+                 'pending_duration', 'pending_metrics', 'run_name',
+                 'numbered', 'bail_out')
+
     def new_run(self):
-        """Forget what the KTAP parse gathered: the program runs a test
-        again, and its output starts anew."""
+        """Keep what the KTAP parse gathered so far as the first run and
+        start anew: the program runs a test again (@@@ RETRY)."""
+        self.first_run = {k: getattr(self, k) for k in self.RUN_STATE}
         self.plan = None
         self.docs = []
         self.version = None
@@ -494,7 +499,15 @@ class _Parser:
         if not self._nested(p):
             self._flush_missing(p)
         if p.first_run is not None:
-            p.results = retried(p.first_run, p.results, p.retry)
+            # the first run's results, judged now that the program ended
+            second, bail = p.results, p.bail_out
+            for k, v in p.first_run.items():
+                setattr(p, k, v)
+            hard = hard_tests(p.numbered)
+            if not self._nested(p):
+                self._flush_missing(p)
+            p.results = retried(p.results, second, p.retry, hard)
+            p.bail_out = p.bail_out or bail
         self.program = None
 
     def _retry(self, rest):
@@ -509,9 +522,6 @@ class _Parser:
                 (p.first_run is not None and p.numbered):
             return
         if p.first_run is None:
-            if not self._nested(p):
-                self._flush_missing(p)
-            p.first_run = p.results
             p.new_run()
         p.retry.append(tuple(w[1].split('/', 1)))
 
@@ -1167,50 +1177,95 @@ def _check_plan(plan, ps, suites, tests, reasons, where):
                 name, c['detail'] or c['state'], c['line'])])
 
 
-def retried(first, second, retry):
+def hard_tests(numbered):
+    """The kselftest tests (runner-level names) of a first run whose
+    outcome a second run must not replace: one that timed out, or below
+    which a result is missing or in error (a hang, a crash, a short plan).
+    "*" when the runner's own plan was not kept."""
+    tree = ktap.parse(numbered)
+    hard = set()
+
+    def bad(t):
+        return t.directive == 'TIMEOUT' or t.missing() or \
+            t.status == 'error' or any(bad(s) for s in t.subtests)
+    for t in tree.subtests:
+        if bad(t):
+            hard.add(t.name)
+    if tree.missing():
+        hard.add('*')
+    return hard
+
+
+def retried(first, second, retry, hard=()):
     """A program's results when it ran tests again after @@@ RETRY lines
     (TEST, GLOB): the first run's results of the tests not run again, and
-    the second run's of those that were, a pass there marked flaky with
-    the failure in its place before. The second run counts for a test only when
-    every failure of its first run is one a GLOB names (a retry is for
-    what flaky.conf names, nothing else); otherwise the first run stands
-    and the second is dropped."""
+    for a test run again the second run's, a result there marked flaky
+    with the first-run failure in its place. The second run replaces the
+    first for TEST only when every first-run failure of TEST is a failure
+    a GLOB names (by the result's own description, never TEST's own
+    result), TEST did not time out or lose results (@hard), and each such
+    failure has a result in its place in the second run that is not a
+    skip (a pass: flaky; a failure: it failed twice). Otherwise the first
+    run stands, and the second run adds only its failures and errors,
+    named "... (second run)"."""
     tests = {t for t, _ in retry}
+    bad_status = ('fail', 'error')
 
     def split(r):
         head, _, rest = r['name'].partition('/')
-        return head, rest
+        return head, rest.rsplit('/', 1)[-1] if rest else ''
 
     def named(r):
-        head, rest = split(r)
+        head, leaf = split(r)
         return {g for t, g in retry
-                if t == head and fnmatch.fnmatchcase(rest, g)}
+                if t == head and leaf and fnmatch.fnmatchcase(leaf, g)}
 
-    bad = [r for r in first if r['status'] in ('fail', 'error')]
-    stands = {split(r)[0] for r in bad if not named(r)}
-    flakes = [r for r in bad if split(r)[0] in tests - stands]
-    out = []
-    for r in first:
-        head = split(r)[0]
-        if head in stands and r['status'] in ('fail', 'error'):
-            r = dict(r, note='%s (first run; the second run counts only '
-                     'when every failure is one flaky.conf names)' %
-                     (r.get('note') or 'failed'))
-        if head not in tests or head in stands:
-            out.append(r)
     def same(f, r):
         # the same test: its name, or (kselftest programs often print
         # the outcome in the name) its place below the retried test
+        if split(f)[0] != split(r)[0]:
+            return False
         if f['name'] == r['name']:
             return True
         kf = (f.get('key') or '').partition('/')[2]
-        return bool(kf) and kf == (r.get('key') or '').partition('/')[2] \
-            and split(f)[0] == split(r)[0]
+        return bool(kf) and kf == (r.get('key') or '').partition('/')[2]
 
+    bad = [r for r in first if r['status'] in bad_status]
+    # a program that reports one test twice ("not ok 2 x", "not ok 3 x":
+    # the second named "x#3") has one test there: matched by the first
+    base = {}
+    for f in bad:
+        base.setdefault(re.sub(r'#\d+$', '', f['name']), f)
+
+    def canon(f):
+        return base.get(re.sub(r'#\d+$', '', f['name']), f)
+
+    stands = {split(r)[0] for r in bad
+              if r['status'] == 'error' or not named(r)}
+    stands |= tests if '*' in hard else tests & set(hard)
+    for f in bad:
+        head = split(f)[0]
+        if head in tests and head not in stands:
+            there = [r for r in second if same(canon(f), r)]
+            if not there or any(r['status'] == 'skip' for r in there):
+                stands.add(head)
+    out = []
+    for r in first:
+        head = split(r)[0]
+        if head in stands and r['status'] in bad_status:
+            r = dict(r, note='%s (first run; the second run did not '
+                     'replace it: only failures flaky.conf names, each '
+                     'with a result in its place the second time, are '
+                     'run again)' % (r.get('note') or 'failed'))
+        if head not in tests or head in stands:
+            out.append(r)
     for r in second:
         if split(r)[0] in stands:
+            if r['status'] in bad_status:
+                out.append(dict(r, id=r['id'] + ' (second run)',
+                                name=r['name'] + ' (second run)'))
             continue
-        before = [f for f in flakes if same(f, r)]
+        before = [f for f in bad if same(canon(f), r)]
         if before:
             r = dict(r, flaky=[{k: f.get(k) for k in
                                 ('id', 'name', 'status', 'note', 'line',

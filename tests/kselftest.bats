@@ -162,7 +162,8 @@ print("[%d,%d,%d]" % (c["pass"], c["fail"], c["skip"]))' "$TOP/scripts" "$TOP/te
 
 # A retry in the guest (kselftests/flaky.conf): target alpha's test one
 # fails with "timing thing returned 11" in its first run and passes in the
-# second (a state file); test two fails in every run.
+# second (a state file; ONE_PASSES: always); test two fails in every run
+# (TWO_LIKE: with one's description).
 fake_flaky_ksft() {
 	fake_ksft
 	export FLAKY_CONF=$BATS_TEST_TMPDIR/flaky.conf RUNS=$BATS_TEST_TMPDIR/runs
@@ -176,11 +177,14 @@ for a in "$@"; do
 	case "$a" in -o|-t) continue ;; *:*) ;; *) continue ;; esac
 	n=$((n + 1))
 	t=${a#*:}
+	echo "# selftests: ${a%%:*}: $t"
 	echo "# TAP version 13"
 	echo "# 1..1"
-	if [ "$t" = two ]; then
+	if [ "$t" = two ] && [ -n "${TWO_LIKE:-}" ]; then
+		echo "# not ok 1 timing thing returned: 11 # exit=1"
+	elif [ "$t" = two ]; then
 		echo "# not ok 1 always broken"
-	elif [ "$t" = one ] && [ "$(wc -l <"$RUNS")" -eq 1 ]; then
+	elif [ "$t" = one ] && [ -z "${ONE_PASSES:-}" ] && [ "$(wc -l <"$RUNS")" -eq 1 ]; then
 		echo "# waiter failed errno 110"
 		echo "# not ok 1 timing thing returned: 11"
 	else
@@ -213,6 +217,19 @@ SH
 	# a target without entries is what it was
 	run "$out/beta"
 	[[ "$output" != *RETRY* ]]
+	# only a failure in TEST's own output counts: another test failing with
+	# a matching description does not run TEST again
+	rm "$RUNS"
+	echo run >"$RUNS"
+	ONE_PASSES=1 TWO_LIKE=1 run "$out/alpha"
+	echo "$output"
+	[[ "$output" == *"# not ok 1 timing thing returned: 11 # exit=1"* ]]
+	[[ "$output" != *"@@@ RETRY"* ]]
+	# a glob that matches an empty description would name the test itself
+	printf 'alpha:one  *  anything\n' >"$FLAKY_CONF"
+	run "$TOP/scripts/kselftest-suite" "$K/kselftest/kselftest-list.txt" quick "$out" alpha
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"the glob '*' of alpha:one matches an empty description"* ]]
 	# a glob for a test that is not there is a data error, named
 	printf 'alpha:nosuch  x*  why\n' >"$FLAKY_CONF"
 	run "$TOP/scripts/kselftest-suite" "$K/kselftest/kselftest-list.txt" quick "$out" alpha
@@ -224,15 +241,19 @@ SH
 	[[ "$output" == *"flaky.conf:1: expected 'TARGET:TEST GLOB REASON'"* ]]
 }
 
+# A recorded KTAP file of tests/ktap, or a path.
+ktap_file() { case "$1" in /*) cat "$1" ;; *) cat "$TOP/tests/ktap/$1" ;; esac; }
+
 # kselftest/futex with a retry: the real first run FIRST, the RETRY line,
-# the real second run SECOND.
-ksft_retry_log() { # FIRST RETRY-LINE SECOND
+# the real second run SECOND (cut: the log ends there).
+ksft_retry_log() { # FIRST RETRY-LINE SECOND [cut]
 	printf '@@@ HARNESS START variant=default date=2026-12-06T00:00:00Z\n@@@ READY release=6.12 uptime=1.0\n'
 	printf '@@@ HARNESS SEND run-suite kselftest\n@@@ SUITE-BEGIN kselftest uptime=1.0\n'
 	printf '@@@ TEST-BEGIN kselftest/futex uptime=1.0\n'
-	cat "$TOP/tests/ktap/$1"
+	ktap_file "$1"
 	printf '%s\n' "$2"
-	cat "$TOP/tests/ktap/$3"
+	ktap_file "$3"
+	[ "${4:-}" != cut ] || return 0
 	printf '@@@ TEST-END kselftest/futex rc=0 uptime=9.0\n@@@ SUITE-END kselftest rc=0 uptime=9.0\n'
 	printf '@@@ HARNESS SUITE-DONE suite=kselftest elapsed=9\n@@@ HARNESS SEND poweroff -f\n'
 	printf '@@@ HARNESS QEMU-EXIT status=0\n@@@ HARNESS END elapsed=10\n'
@@ -252,7 +273,9 @@ ksft_retry_log() { # FIRST RETRY-LINE SECOND
 	[ "$(jq -r '[.tests[] | select(.id | test("returned"))] | length' "$r")" = 0 ]
 	t='.tests[] | select(.name == "run.sh/futex_requeue many succeeds")'
 	[ "$(jq -r "$t | .status" "$r")" = pass ]
+	# both reports of the failing test (it printed "not ok" twice)
 	[ "$(jq -r "$t | .flaky[0].name" "$r")" = "run.sh/futex_requeue many returned: 11 Resource temporarily unavailable" ]
+	[ "$(jq -r "$t | .flaky | length" "$r")" = 2 ]
 	jq -r "$t | .flaky[0].excerpt" "$r" | grep -q 'waiter failed errno 110'
 	[ "$(jq -r '.counts.flaky' "$r")" = 1 ]
 	[[ "$(jq -r .tests[0].id "$r")" == kselftest/futex/* ]]
@@ -270,7 +293,7 @@ ksft_retry_log() { # FIRST RETRY-LINE SECOND
 	run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
 	[ "$status" -eq 0 ]
 	[ "$(jq -r '.counts.flaky' "$r")" = 1 ]
-	[ "$(jq -r "$t | .flaky | length" "$r")" = 1 ]
+	[ "$(jq -r "$t | .flaky | length" "$r")" = 2 ]
 
 	# failing the second time as well: a failure
 	ksft_retry_log futex-requeue-fail.ktap '@@@ RETRY kselftest/futex run.sh/futex_requeue?many*' futex-requeue-fail.ktap \
@@ -288,6 +311,36 @@ ksft_retry_log() { # FIRST RETRY-LINE SECOND
 	[ "$status" -eq 1 ]
 	[ "$(jq -r '.tests[] | select(.name == "run.sh/futex_requeue many returned: 11 Resource temporarily unavailable") | .status' "$r")" = fail ]
 	[ "$(jq -r '[.tests[] | select(.name == "run.sh/futex_requeue many succeeds")] | length' "$r")" = 0 ]
+	# the first run stands when the second has no result in the failure's
+	# place that is not a skip: a skip there, the result missing, the
+	# output ending after the RETRY
+	k=$BATS_TEST_TMPDIR/ktap
+	mkdir -p "$k"
+	sed 's/^# ok 2 futex_requeue many succeeds$/# ok 2 futex_requeue many # SKIP not today/' "$TOP/tests/ktap/futex-pass.ktap" >"$k/skip.ktap"
+	grep -v '^# ok 2 futex_requeue many succeeds$' "$TOP/tests/ktap/futex-pass.ktap" >"$k/missing.ktap"
+	head -n 20 "$TOP/tests/ktap/futex-pass.ktap" >"$k/cut.ktap"
+	for second in skip missing cut; do
+		ksft_retry_log futex-requeue-fail.ktap '@@@ RETRY kselftest/futex run.sh/futex_requeue?many*' "$k/$second.ktap" \
+			$([ "$second" != cut ] || echo cut) >"$BATS_TEST_TMPDIR/console.log"
+		run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
+		echo "$second: $output"
+		[ "$status" -ge 1 ]
+		[ "$(jq -r '.tests[] | select(.name == "run.sh/futex_requeue many returned: 11 Resource temporarily unavailable") | .status' "$r")" = fail ]
+		[ "$(jq -r '.counts.flaky' "$r")" = 0 ]
+	done
+	# so it does when the test timed out (results the hang took with it),
+	# and a glob never names the test's own result
+	sed 's/^ok 1 selftests: futex: run.sh$/not ok 1 selftests: futex: run.sh # TIMEOUT 120 seconds/' "$TOP/tests/ktap/futex-requeue-fail.ktap" >"$k/timeout.ktap"
+	ksft_retry_log "$k/timeout.ktap" '@@@ RETRY kselftest/futex run.sh/futex_requeue?many*' futex-pass.ktap >"$BATS_TEST_TMPDIR/console.log"
+	run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
+	[ "$status" -ge 1 ]
+	[ "$(jq -r '.counts.flaky' "$r")" = 0 ]
+	sed 's/^ok 1 selftests: futex: run.sh$/not ok 1 selftests: futex: run.sh # exit=1/' "$TOP/tests/ktap/futex-pass.ktap" >"$k/exit.ktap"
+	ksft_retry_log "$k/exit.ktap" '@@@ RETRY kselftest/futex run.sh/*' futex-pass.ktap >"$BATS_TEST_TMPDIR/console.log"
+	run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
+	[ "$status" -eq 1 ]
+	[ "$(jq -r '.tests[] | select(.name == "run.sh") | .status' "$r")" = fail ]
+
 	# and a RETRY for another program is not this one's
 	ksft_retry_log futex-requeue-fail.ktap '@@@ RETRY kselftest/other run.sh/futex_requeue?many*' futex-pass.ktap \
 		>"$BATS_TEST_TMPDIR/console.log"
