@@ -337,10 +337,12 @@ param_refused() { # KEY VALUE MESSAGE
 	VARIANTS=default "$TOP/scripts/build-all"
 	run "$TOP/scripts/boot-plan" --accel tcg --accel-reason "probed" harness "$ARTIFACTS" default /x.log smoke
 	[[ "$output" == *$'\n--accel-reason\nprobed; one TCG thread for every vCPU (#@ tcg_threads = single); CPU model max'* ]]
-	# KVM: the host's CPU, as the probe ran it
+	# KVM: the host's CPU, as the probe ran it, and the accel line says so
 	run "$TOP/scripts/boot-plan" --accel kvm qemu "$ARTIFACTS" default
 	[ "${lines[1]} ${lines[2]} ${lines[3]} ${lines[4]}" = "-accel kvm -cpu host" ]
 	[[ "$output" != *"-cpu"$'\n'"max"* ]]
+	run "$TOP/scripts/boot-plan" --accel kvm --accel-reason "probed" harness "$ARTIFACTS" default /x.log smoke
+	[[ "$output" == *$'\n--accel-reason\nprobed; #@ cpu = max not used: under KVM the guest has the host\'s CPU (-cpu host)\n'* ]]
 	# test-variant's accel line names it
 	run "$TOP/scripts/test-variant" default
 	[[ "$output" == *"accel: tcg ("*"CPU model max (#@ cpu = max)"* ]]

@@ -148,7 +148,7 @@ static void function_tracer_off(void)
 {
 	write_file(TRACEFS "/tracing_on", "0");
 	write_file(TRACEFS "/current_tracer", "nop");
-	write_file(TRACEFS "/set_ftrace_filter", "");
+	trace_filter_clear();
 	trace_clear();
 }
 

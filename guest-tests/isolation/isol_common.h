@@ -205,6 +205,20 @@ static inline double now_sec(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * Empty set_ftrace_filter: only O_TRUNC does (writing an empty string
+ * leaves the filter as it was, for every later user of the tracer).
+ */
+static inline int trace_filter_clear(void)
+{
+	int fd = open(TRACEFS "/set_ftrace_filter", O_WRONLY | O_TRUNC);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
 /* Discard what was traced so far (tracing stays on): needs O_TRUNC. */
 static inline int trace_clear(void)
 {

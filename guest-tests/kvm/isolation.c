@@ -15,13 +15,17 @@
  * runs a guest that executes CPUID 2000 times (each an exit KVM handles in
  * the kernel, counted with the kvm_exit trace event) and then OUT (the exit
  * to user space). The function tracer counts calls of the hook on that CPU:
- * at least one (KVM_RUN's return), and far fewer than the guest entries.
+ * one after the last guest exit (KVM_RUN's return to user space; the
+ * kvm_run page is touched before, so that its first fault is not one),
+ * and far fewer than the guest entries.
  * Should the VM-entry path quiesce one day, the second check fails and the
  * limit above must be rewritten with it.
  */
 #include "../isolation/isol_common.h"
 #include "kselftest_harness.h"
 
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 
 #include "kvm_vm.h"
@@ -34,9 +38,17 @@
 struct shared {
 	volatile int stage;
 	volatile int err;		/* the child's failed step, or 0 */
+	volatile int err_errno;
 	volatile int run_errno;
 	volatile int exit_reason;
 	volatile int io_byte;
+};
+
+enum { STEP_NONE, STEP_PIN, STEP_VM, STEP_QUIESCE, STEP_PARENT_GONE };
+
+static const char * const step_name[] = {
+	"", "pin to the CPU", "create the VM", "start quiescing",
+	"parent gone",
 };
 
 /* mov si, CPUIDS; l: cpuid; dec si; jnz l; mov al, 0x5a; out IO_PORT, al; hlt */
@@ -50,24 +62,38 @@ static const uint8_t code[] = {
 	0xf4,					/* c: hlt */
 };
 
+static void child_fail(struct shared *s, int step, int err)
+{
+	s->err_errno = err;
+	s->err = step;
+	_exit(1);
+}
+
 /* The vCPU thread: pinned to @cpu, quiescing, one KVM_RUN at stage 2. */
-static void vcpu_child(struct shared *s, int cpu)
+static void vcpu_child(struct shared *s, int cpu, pid_t parent)
 {
 	const char *what = "";
 	struct vm vm;
+	int ret;
 
-	if (pin_to_cpu(cpu)) {
-		s->err = 1;
-		_exit(1);
-	}
-	if (vm_create(&vm, code, sizeof(code), &what)) {
-		s->err = 2;
-		_exit(1);
-	}
-	if (isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS)) {
-		s->err = 3;
-		_exit(1);
-	}
+	/* never outlive the test: a failed check in the parent returns */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		child_fail(s, STEP_PARENT_GONE, 0);
+	ret = pin_to_cpu(cpu);
+	if (ret)
+		child_fail(s, STEP_PIN, -ret);
+	ret = vm_create(&vm, code, sizeof(code), &what);
+	if (ret)
+		child_fail(s, STEP_VM, -ret);
+	/*
+	 * Touch the kvm_run page now: its first fault after KVM_RUN would be
+	 * another return to user space, a hook call of its own.
+	 */
+	s->exit_reason = (int)vm.run->exit_reason;
+	ret = isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS);
+	if (ret)
+		child_fail(s, STEP_QUIESCE, -ret);
 	s->stage = 1;
 	while (s->stage < 2)
 		;
@@ -78,22 +104,73 @@ static void vcpu_child(struct shared *s, int cpu)
 	_exit(0);
 }
 
+/* Wait up to @ms for the child to reach @stage (or fail): true if it did */
+static bool wait_stage(struct shared *s, int stage, int ms)
+{
+	for (; ms > 0 && s->stage < stage && !s->err; ms--)
+		usleep(1000);
+	return s->stage >= stage;
+}
+
+/*
+ * Discard the trace and put the tracer back as the other tests expect it:
+ * no tracer, no filter (set_ftrace_filter is emptied by O_TRUNC, not by
+ * writing an empty string), no kvm_exit event.
+ */
 static void tracing_reset(void)
 {
 	write_file(TRACEFS "/tracing_on", "0");
 	write_file(TRACEFS "/current_tracer", "nop");
-	write_file(TRACEFS "/set_ftrace_filter", "");
+	trace_filter_clear();
 	write_file(KVM_EXIT_EVENT, "0");
 	trace_clear();
 }
 
+/*
+ * In @cpu's trace: the hook's lines (@hook), the kvm_exit lines (@exits),
+ * and whether a hook line comes after the last kvm_exit (the return to
+ * user space that ended KVM_RUN). 0 or -errno.
+ */
+static int count_trace(int cpu, int *hook, int *exits, bool *hook_after_exits)
+{
+	char path[PATH_MAX], line[512];
+	FILE *f;
+
+	*hook = *exits = 0;
+	*hook_after_exits = false;
+	snprintf(path, sizeof(path), TRACEFS "/per_cpu/cpu%d/trace", cpu);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#')
+			continue;
+		if (strstr(line, HOOK)) {
+			(*hook)++;
+			*hook_after_exits = *exits > 0;
+		} else if (strstr(line, "kvm_exit")) {
+			(*exits)++;
+			*hook_after_exits = false;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/* End the child however far it got, and reap it. */
+static void child_end(pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+}
+
 TEST(vcpu_quiesced_on_return_to_user_only)
 {
-	static const char * const step[] = {
-		"", "pin to the CPU", "create the VM", "start quiescing",
-	};
 	const char *why = kvm_absent_reason();
-	int cpu = online_cpus() - 1, status, hook, exits;
+	int cpu = online_cpus() - 1, hook, exits, ret;
+	bool hook_after_exits, done;
 	struct shared *s;
 	pid_t pid;
 
@@ -112,35 +189,44 @@ TEST(vcpu_quiesced_on_return_to_user_only)
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, s);
 	memset((void *)s, 0, sizeof(*s));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0)
-		vcpu_child(s, cpu);
-	while (s->stage < 1 && !s->err)
-		usleep(1000);
-	if (s->err) {
-		waitpid(pid, &status, 0);
-		ASSERT_EQ(0, s->err) TH_LOG("vCPU thread: %s failed", step[s->err]);
+	{
+		pid_t parent = getpid();
+
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0)
+			vcpu_child(s, cpu, parent);
+	}
+	if (!wait_stage(s, 1, 20000)) {
+		child_end(pid);
+		ASSERT_EQ(0, s->err)
+			TH_LOG("vCPU thread: %s failed: %s", step_name[s->err],
+			       strerror(s->err_errno));
+		ASSERT_TRUE(false) TH_LOG("vCPU thread not ready in 20 s");
 	}
 
 	tracing_reset();
 	write_file(TRACEFS "/buffer_size_kb", "1024");
-	ASSERT_EQ(0, write_file(TRACEFS "/set_ftrace_filter", HOOK))
-		TH_LOG(HOOK " is not a traceable function of this kernel");
-	ASSERT_EQ(0, write_file(TRACEFS "/current_tracer", "function"))
+	ret = write_file(TRACEFS "/set_ftrace_filter", HOOK);
+	if (!ret)
+		ret = write_file(TRACEFS "/current_tracer", "function");
+	if (!ret)
+		ret = write_file(KVM_EXIT_EVENT, "1");
+	if (ret) {
 		tracing_reset();
-	ASSERT_EQ(0, write_file(KVM_EXIT_EVENT, "1"))
-		tracing_reset();
+		child_end(pid);
+		ASSERT_EQ(0, ret) TH_LOG("tracing " HOOK " and kvm_exit");
+	}
 	trace_clear();
 	write_file(TRACEFS "/tracing_on", "1");
 	s->stage = 2;
-	while (s->stage < 3)
-		usleep(1000);
+	done = wait_stage(s, 3, 60000);
 	write_file(TRACEFS "/tracing_on", "0");
-	waitpid(pid, &status, 0);
-	hook = trace_count_lines(cpu, HOOK, NULL);
-	exits = trace_count_lines(cpu, "kvm_exit", NULL);
+	ret = count_trace(cpu, &hook, &exits, &hook_after_exits);
 	tracing_reset();
+	child_end(pid);
+	ASSERT_TRUE(done) TH_LOG("KVM_RUN did not return in 60 s");
+	ASSERT_EQ(0, ret) TH_LOG("reading the trace of CPU %d", cpu);
 
 	ksft_print_msg("metric: guest_cpuid_loops=%d\n", CPUIDS);
 	ksft_print_msg("metric: kvm_exits_on_vcpu_cpu=%d\n", exits);
@@ -151,7 +237,8 @@ TEST(vcpu_quiesced_on_return_to_user_only)
 	/* the guest's CPUIDs were exits KVM handled in the kernel */
 	ASSERT_LE(CPUIDS, exits);
 	/* KVM_RUN's return to user space quiesced (the positive control) */
-	ASSERT_LE(1, hook);
+	ASSERT_TRUE(hook_after_exits)
+		TH_LOG("no hook call after the last guest exit: KVM_RUN's return to user space did not quiesce");
 	/* and no guest entry did: the documented limit */
 	EXPECT_GT(CPUIDS / 10, hook)
 		TH_LOG("the hook ran %d times for %d guest entries: the VM-entry path quiesces now; update the documented limit and this test",

@@ -52,17 +52,35 @@ static inline bool cpu_has_flag(const char *flag)
 	return found;
 }
 
+/* 1 when @opt is =y or =m, 0 when not, -1 when the config is unreadable */
+static inline int kvm_kconfig(const char *opt)
+{
+	char val[16];
+	int ret = kconfig_value(opt, val, sizeof(val));
+
+	if (ret != 1)
+		return ret;
+	return !strcmp(val, "y") || !strcmp(val, "m");
+}
+
 /*
- * Why KVM cannot run in this guest, or NULL when it should: without
- * CONFIG_KVM, or without a CPU model that has SVM or VMX, a missing
- * /dev/kvm is a reason to skip; with both it is a failure.
+ * Why KVM cannot run in this guest, or NULL when it must: a kernel
+ * without KVM for the CPU's vendor (KVM_AMD for svm, KVM_INTEL for vmx),
+ * or a CPU model with neither, is a reason to skip. With both, or when
+ * /proc/config.gz cannot be read, a missing /dev/kvm is a failure.
  */
 static inline const char *kvm_absent_reason(void)
 {
-	if (!kconfig_enabled("CONFIG_KVM"))
-		return "CONFIG_KVM is not set in this kernel";
-	if (!cpu_has_flag("svm") && !cpu_has_flag("vmx"))
+	bool svm = cpu_has_flag("svm"), vmx = cpu_has_flag("vmx");
+
+	if (!svm && !vmx)
 		return "the CPU QEMU emulates has neither svm nor vmx";
+	if (kvm_kconfig("CONFIG_KVM") == 0)
+		return "CONFIG_KVM is not set in this kernel";
+	if (svm && kvm_kconfig("CONFIG_KVM_AMD") == 0)
+		return "the CPU has svm, and CONFIG_KVM_AMD is not set in this kernel";
+	if (vmx && kvm_kconfig("CONFIG_KVM_INTEL") == 0)
+		return "the CPU has vmx, and CONFIG_KVM_INTEL is not set in this kernel";
 	return NULL;
 }
 
