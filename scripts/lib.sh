@@ -135,6 +135,12 @@ capture() {
 	[ -z "$_capture_out" ] || mapfile -t _capture_into <<<"$_capture_out"
 }
 
+# Exit 2 unless $1 is a variant name as configs/ allows it (the same rule
+# as NAME_RE in scripts/variants.py): before it is used in a path.
+valid_variant_name() {
+	case "$1" in "" | *[!a-z0-9_-]* | [!a-z0-9]*) die "invalid variant name '$1'" ;; esac
+}
+
 # make in the kernel tree, with the optional host toolchains that Kconfig
 # probes (rustc, pahole, bindgen) pinned to "absent": no config here uses
 # Rust or BTF, and a host that happens to have them would otherwise get

@@ -34,6 +34,20 @@ variants() { "$TOP/scripts/variant" list --all; }
 	done
 }
 
+@test "a variant name is checked by one rule everywhere: test-variant, rerun-failed, matrix, boot-plan refuse '../x' with exit 2" {
+	for cmd in test-variant rerun-failed; do
+		run "$TOP/scripts/$cmd" '../x'
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"invalid variant name '../x'"* ]]
+	done
+	run env VARIANTS='default ../x' "$TOP/scripts/matrix"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"invalid variant name"* ]]
+	run "$TOP/scripts/boot-plan" qemu "$BATS_TEST_TMPDIR" '../x'
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"invalid variant name '../x'"* ]]
+}
+
 @test "variant parameters: extends inherits, += appends, an unknown variant is a clear error" {
 	[ "$(V show debug | jq -r '.chain | join(" ")')" = "default debug" ]
 	[[ "$(V get debug cmdline)" == *panic_on_warn=1* ]]
