@@ -518,7 +518,9 @@ class _Parser:
         program's own, and only one second run."""
         p = self.program
         w = rest.split(None, 1)
-        if p is None or len(w) < 2 or w[0] != p.id or '/' not in w[1] or \
+        # only kselftest-suite's programs run a test again, and only once
+        if p is None or p.suite != 'kselftest' or len(w) < 2 or \
+                w[0] != p.id or '/' not in w[1] or \
                 (p.first_run is not None and p.numbered):
             return
         if p.first_run is None:
@@ -570,6 +572,9 @@ class _Parser:
                 'id': f['id'], 'key': f['key'],
                 'suite': p.suite, 'program': p.name,
                 'name': '/'.join(f['path'][2:]), 'number': f['number'],
+                # the runner's test and the result's own description
+                # (names may hold a "/": not split out of 'name')
+                '_head': f['path'][2], '_leaf': f['path'][-1],
                 'status': status, 'duration_ms': f['duration_ms'],
                 'missing': lost, '_ended': p.ended,
                 '_failed': self._failed(p),
@@ -1034,6 +1039,8 @@ def _assemble(ps, variant, log_path, plan=None):
         reasons.append([2, 'the run ended before its last step (the '
                            'harness never sent poweroff); %s' % where])
     for t in tests:
+        t.pop('_head', None)
+        t.pop('_leaf', None)
         ended = t.pop('_ended', False)
         failed = t.pop('_failed', False)
         if t['status'] == 'fail':
@@ -1212,8 +1219,11 @@ def retried(first, second, retry, hard=()):
     bad_status = ('fail', 'error')
 
     def split(r):
-        head, _, rest = r['name'].partition('/')
-        return head, rest.rsplit('/', 1)[-1] if rest else ''
+        # (the runner's test, the result's own description; '' for the
+        # runner's own result)
+        if '_head' in r:
+            return r['_head'], r['_leaf'] if r['name'] != r['_head'] else ''
+        return r['name'], ''
 
     def named(r):
         head, leaf = split(r)
@@ -1222,23 +1232,32 @@ def retried(first, second, retry, hard=()):
 
     def same(f, r):
         # the same test: its name, or (kselftest programs often print
-        # the outcome in the name) its place below the retried test
+        # the outcome in the name) its place below the retried test with
+        # the same first word ("futex_requeue many returned: 11" and
+        # "futex_requeue many succeeds"; not another program's result
+        # that moved into the place of a program that printed nothing)
         if split(f)[0] != split(r)[0]:
             return False
         if f['name'] == r['name']:
             return True
         kf = (f.get('key') or '').partition('/')[2]
-        return bool(kf) and kf == (r.get('key') or '').partition('/')[2]
+        word = (split(f)[1].split() or [''])[0]
+        return bool(kf) and kf == (r.get('key') or '').partition('/')[2] \
+            and word == (split(r)[1].split() or [''])[0]
 
     bad = [r for r in first if r['status'] in bad_status]
     # a program that reports one test twice ("not ok 2 x", "not ok 3 x":
     # the second named "x#3") has one test there: matched by the first
+    # of the same document
+    def dup_key(f):
+        return (re.sub(r'#\d+$', '', f['name']),
+                (f.get('key') or '').rpartition('.')[0])
     base = {}
     for f in bad:
-        base.setdefault(re.sub(r'#\d+$', '', f['name']), f)
+        base.setdefault(dup_key(f), f)
 
     def canon(f):
-        return base.get(re.sub(r'#\d+$', '', f['name']), f)
+        return base.get(dup_key(f), f)
 
     stands = {split(r)[0] for r in bad
               if r['status'] == 'error' or not named(r)}
@@ -1260,7 +1279,9 @@ def retried(first, second, retry, hard=()):
         if head not in tests or head in stands:
             out.append(r)
     for r in second:
-        if split(r)[0] in stands:
+        # (a result of no retried test: the runner's own, named otherwise
+        # when the second run printed nothing nested)
+        if split(r)[0] in stands or split(r)[0] not in tests:
             if r['status'] in bad_status:
                 out.append(dict(r, id=r['id'] + ' (second run)',
                                 name=r['name'] + ' (second run)'))

@@ -190,6 +190,10 @@ for a in "$@"; do
 	else
 		echo "# ok 1 timing thing succeeds"
 	fi
+	# runner.sh's result glued to a last line without a newline
+	if [ -n "${GLUED:-}" ] && [ "$t" = one ]; then
+		printf '# last words'
+	fi
 	echo "ok $n selftests: ${a%%:*}: $t"
 done
 SH
@@ -224,6 +228,10 @@ SH
 	ONE_PASSES=1 TWO_LIKE=1 run "$out/alpha"
 	echo "$output"
 	[[ "$output" == *"# not ok 1 timing thing returned: 11 # exit=1"* ]]
+	[[ "$output" != *"@@@ RETRY"* ]]
+	# also when the runner's result for one is glued to its last line
+	GLUED=1 ONE_PASSES=1 TWO_LIKE=1 run "$out/alpha"
+	[[ "$output" == *"# last wordsok 1 selftests: alpha: one"* ]]
 	[[ "$output" != *"@@@ RETRY"* ]]
 	# a glob that matches an empty description would name the test itself
 	printf 'alpha:one  *  anything\n' >"$FLAKY_CONF"
@@ -340,6 +348,36 @@ ksft_retry_log() { # FIRST RETRY-LINE SECOND [cut]
 	run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
 	[ "$status" -eq 1 ]
 	[ "$(jq -r '.tests[] | select(.name == "run.sh") | .status' "$r")" = fail ]
+
+	# a result that moved into the failure's place is not its counterpart:
+	# the second run's futex_requeue printed nothing (its document gone),
+	# futex_waitv's results now sit where futex_requeue's were
+	sed '183,189d' "$TOP/tests/ktap/futex-pass.ktap" >"$k/gone.ktap"
+	grep -q '^# # futex_waitv' "$k/gone.ktap" && ! grep -q futex_requeue "$k/gone.ktap"
+	ksft_retry_log futex-requeue-fail.ktap '@@@ RETRY kselftest/futex run.sh/futex_requeue?many*' "$k/gone.ktap" >"$BATS_TEST_TMPDIR/console.log"
+	run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
+	[ "$status" -ge 1 ]
+	[ "$(jq -r '.counts.flaky' "$r")" = 0 ]
+	# a description with a "/" is matched whole, as the guest matches it;
+	# two documents' failures of one name are two tests
+	printf '%s\n' 'TAP version 13' '1..1' '# selftests: futex: run.sh' \
+		'# TAP version 13' '# 1..2' '# not ok 1 timeout waiting' '# not ok 2 open /dev/timeout_dev failed' \
+		'# TAP version 13' '# 1..1' '# not ok 1 timeout waiting' 'ok 1 selftests: futex: run.sh' >"$k/f1.ktap"
+	printf '%s\n' 'TAP version 13' '1..1' '# selftests: futex: run.sh' \
+		'# TAP version 13' '# 1..2' '# ok 1 timeout waiting' '# ok 2 open /dev/timeout_dev failed' \
+		'# TAP version 13' '# 1..1' '# ok 1 timeout waiting # SKIP not today' 'ok 1 selftests: futex: run.sh' >"$k/f2.ktap"
+	ksft_retry_log "$k/f1.ktap" '@@@ RETRY kselftest/futex run.sh/timeout*' "$k/f2.ktap" >"$BATS_TEST_TMPDIR/console.log"
+	run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(jq -r '.counts.flaky' "$r")" = 0 ]
+	[ "$(jq -r '[.tests[] | select(.status == "fail")] | length' "$r")" = 3 ]
+	# a RETRY line from a program of another suite is not one
+	ksft_retry_log futex-requeue-fail.ktap '@@@ RETRY kselftest/futex run.sh/futex_requeue?many*' futex-pass.ktap |
+		sed 's|kselftest/futex|other/futex|g; s|SUITE-BEGIN kselftest|SUITE-BEGIN other|; s|SUITE-END kselftest|SUITE-END other|; s|run-suite kselftest|run-suite other|; s|suite=kselftest|suite=other|' >"$BATS_TEST_TMPDIR/console.log"
+	run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
+	[ "$status" -eq 1 ]
+	[ "$(jq -r '.counts.flaky' "$r")" = 0 ]
 
 	# and a RETRY for another program is not this one's
 	ksft_retry_log futex-requeue-fail.ktap '@@@ RETRY kselftest/other run.sh/futex_requeue?many*' futex-pass.ktap \

@@ -15,8 +15,8 @@
  * runs a guest that executes CPUID 2000 times (each an exit KVM handles in
  * the kernel, counted with the kvm_exit trace event) and then OUT (the exit
  * to user space). The function tracer counts calls of the hook on that CPU:
- * one after the last guest exit (KVM_RUN's return to user space; the
- * kvm_run page is touched before, so that its first fault is not one),
+ * one after the last guest exit that follows the system call's own exit
+ * step (KVM_RUN's return to user space, not a fault's or an interrupt's),
  * and far fewer than the guest entries.
  * Should the VM-entry path quiesce one day, the second check fails and the
  * limit above must be rewritten with it.
@@ -31,6 +31,8 @@
 #include "kvm_vm.h"
 
 #define HOOK		"__task_isol_exit_to_user_mode"
+/* the quiescing step of a system call's exit only (not of an interrupt's) */
+#define SYSCALL_HOOK	"__task_isol_syscall_exit"
 #define KVM_EXIT_EVENT	TRACEFS "/events/kvm/kvm_exit/enable"
 #define CPUIDS		2000
 #define IO_PORT		0x10
@@ -87,10 +89,12 @@ static void vcpu_child(struct shared *s, int cpu, pid_t parent)
 	if (ret)
 		child_fail(s, STEP_VM, -ret);
 	/*
-	 * Touch the kvm_run page now: its first fault after KVM_RUN would be
-	 * another return to user space, a hook call of its own.
+	 * Touch every page of the kvm_run mapping now: a first fault after
+	 * KVM_RUN would be another return to user space, a hook call of its
+	 * own.
 	 */
-	s->exit_reason = (int)vm.run->exit_reason;
+	for (long off = 0; off < vm.run_size; off += 4096)
+		s->io_byte = ((volatile uint8_t *)vm.run)[off];
 	ret = isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS);
 	if (ret)
 		child_fail(s, STEP_QUIESCE, -ret);
@@ -128,16 +132,19 @@ static void tracing_reset(void)
 
 /*
  * In @cpu's trace: the hook's lines (@hook), the kvm_exit lines (@exits),
- * and whether a hook line comes after the last kvm_exit (the return to
- * user space that ended KVM_RUN). 0 or -errno.
+ * and whether KVM_RUN's own return quiesced (@returned): after the last
+ * kvm_exit, the system call's exit step (SYSCALL_HOOK, which an interrupt
+ * return does not take) directly followed by the hook. 0 or -errno.
  */
-static int count_trace(int cpu, int *hook, int *exits, bool *hook_after_exits)
+static int count_trace(int cpu, int *hook, int *exits, bool *returned)
 {
 	char path[PATH_MAX], line[512];
+	enum { NONE, EXIT, SYSCALL_EXIT, OTHER } last = NONE;
+	bool syscall_after_exits = false;
 	FILE *f;
 
 	*hook = *exits = 0;
-	*hook_after_exits = false;
+	*returned = false;
 	snprintf(path, sizeof(path), TRACEFS "/per_cpu/cpu%d/trace", cpu);
 	f = fopen(path, "r");
 	if (!f)
@@ -145,12 +152,19 @@ static int count_trace(int cpu, int *hook, int *exits, bool *hook_after_exits)
 	while (fgets(line, sizeof(line), f)) {
 		if (line[0] == '#')
 			continue;
-		if (strstr(line, HOOK)) {
+		if (strstr(line, SYSCALL_HOOK)) {
+			syscall_after_exits = *exits > 0;
+			last = SYSCALL_EXIT;
+		} else if (strstr(line, HOOK)) {
 			(*hook)++;
-			*hook_after_exits = *exits > 0;
+			if (last == SYSCALL_EXIT && syscall_after_exits)
+				*returned = true;
+			last = OTHER;
 		} else if (strstr(line, "kvm_exit")) {
 			(*exits)++;
-			*hook_after_exits = false;
+			*returned = false;
+			syscall_after_exits = false;
+			last = EXIT;
 		}
 	}
 	fclose(f);
@@ -166,11 +180,24 @@ static void child_end(pid_t pid)
 	waitpid(pid, &status, 0);
 }
 
-TEST(vcpu_quiesced_on_return_to_user_only)
+FIXTURE(kvm_isol) {
+	int unused;
+};
+
+FIXTURE_SETUP(kvm_isol)
+{
+}
+
+FIXTURE_TEARDOWN(kvm_isol)
+{
+}
+
+/* 20 s for the child to get ready + 60 s for KVM_RUN: inside 120 s */
+TEST_F_TIMEOUT(kvm_isol, vcpu_quiesced_on_return_to_user_only, 120)
 {
 	const char *why = kvm_absent_reason();
 	int cpu = online_cpus() - 1, hook, exits, ret;
-	bool hook_after_exits, done;
+	bool returned, done;
 	struct shared *s;
 	pid_t pid;
 
@@ -207,7 +234,7 @@ TEST(vcpu_quiesced_on_return_to_user_only)
 
 	tracing_reset();
 	write_file(TRACEFS "/buffer_size_kb", "1024");
-	ret = write_file(TRACEFS "/set_ftrace_filter", HOOK);
+	ret = write_file(TRACEFS "/set_ftrace_filter", HOOK " " SYSCALL_HOOK);
 	if (!ret)
 		ret = write_file(TRACEFS "/current_tracer", "function");
 	if (!ret)
@@ -222,7 +249,7 @@ TEST(vcpu_quiesced_on_return_to_user_only)
 	s->stage = 2;
 	done = wait_stage(s, 3, 60000);
 	write_file(TRACEFS "/tracing_on", "0");
-	ret = count_trace(cpu, &hook, &exits, &hook_after_exits);
+	ret = count_trace(cpu, &hook, &exits, &returned);
 	tracing_reset();
 	child_end(pid);
 	ASSERT_TRUE(done) TH_LOG("KVM_RUN did not return in 60 s");
@@ -237,8 +264,8 @@ TEST(vcpu_quiesced_on_return_to_user_only)
 	/* the guest's CPUIDs were exits KVM handled in the kernel */
 	ASSERT_LE(CPUIDS, exits);
 	/* KVM_RUN's return to user space quiesced (the positive control) */
-	ASSERT_TRUE(hook_after_exits)
-		TH_LOG("no hook call after the last guest exit: KVM_RUN's return to user space did not quiesce");
+	ASSERT_TRUE(returned)
+		TH_LOG("after the last guest exit, no " SYSCALL_HOOK " followed by " HOOK ": KVM_RUN's return to user space did not quiesce");
 	/* and no guest entry did: the documented limit */
 	EXPECT_GT(CPUIDS / 10, hook)
 		TH_LOG("the hook ran %d times for %d guest entries: the VM-entry path quiesces now; update the documented limit and this test",

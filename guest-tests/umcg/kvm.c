@@ -81,12 +81,13 @@ TEST(worker_blocked_in_kvm_run)
 	UMCG_REQUIRE();
 	kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (kvm < 0) {
+		int err = errno;	/* kvm_absent_reason() reads files */
 		const char *why = kvm_absent_reason();
 
 		/* a kernel with KVM for this CPU must have /dev/kvm */
 		ASSERT_NE(NULL, why)
 			TH_LOG("no /dev/kvm (%s), though this kernel has KVM for the CPU's svm/vmx",
-			       strerror(errno));
+			       strerror(err));
 		SKIP(return, "%s", why);
 	}
 	ASSERT_EQ(KVM_API_VERSION, ioctl(kvm, KVM_GET_API_VERSION, 0));
