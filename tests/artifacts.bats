@@ -342,7 +342,7 @@ param_refused() { # KEY VALUE MESSAGE
 	[ "${lines[1]} ${lines[2]} ${lines[3]} ${lines[4]}" = "-accel kvm -cpu host" ]
 	[[ "$output" != *"-cpu"$'\n'"max"* ]]
 	run "$TOP/scripts/boot-plan" --accel kvm --accel-reason "probed" harness "$ARTIFACTS" default /x.log smoke
-	[[ "$output" == *$'\n--accel-reason\nprobed; #@ cpu = max not used: under KVM the guest has the host\'s CPU (-cpu host)\n'* ]]
+	[[ "$output" == *$'\n--accel-reason\nprobed; the variant\'s CPU model (#@ cpu = max) is not used: under KVM the guest has the host\'s CPU (-cpu host)\n'* ]]
 	# test-variant's accel line names it
 	run "$TOP/scripts/test-variant" default
 	[[ "$output" == *"accel: tcg ("*"CPU model max (#@ cpu = max)"* ]]

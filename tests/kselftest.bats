@@ -328,8 +328,10 @@ ksft_retry_log() { # FIRST RETRY-LINE SECOND [cut]
 	grep -v '^# ok 2 futex_requeue many succeeds$' "$TOP/tests/ktap/futex-pass.ktap" >"$k/missing.ktap"
 	head -n 20 "$TOP/tests/ktap/futex-pass.ktap" >"$k/cut.ktap"
 	for second in skip missing cut; do
+		end=()
+		[ "$second" != cut ] || end=(cut)
 		ksft_retry_log futex-requeue-fail.ktap '@@@ RETRY kselftest/futex run.sh/futex_requeue?many*' "$k/$second.ktap" \
-			$([ "$second" != cut ] || echo cut) >"$BATS_TEST_TMPDIR/console.log"
+			"${end[@]}" >"$BATS_TEST_TMPDIR/console.log"
 		run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
 		echo "$second: $output"
 		[ "$status" -ge 1 ]

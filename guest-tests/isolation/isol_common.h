@@ -219,6 +219,24 @@ static inline int trace_filter_clear(void)
 	return 0;
 }
 
+/* Add @fn to set_ftrace_filter (O_APPEND: a plain write replaces it). */
+static inline int trace_filter_add(const char *fn)
+{
+	int fd = open(TRACEFS "/set_ftrace_filter", O_WRONLY | O_APPEND);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, fn, strlen(fn));
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	close(fd);
+	return n == (ssize_t)strlen(fn) ? 0 : -EIO;
+}
+
 /* Discard what was traced so far (tracing stays on): needs O_TRUNC. */
 static inline int trace_clear(void)
 {
