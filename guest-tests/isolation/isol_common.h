@@ -314,20 +314,34 @@ static inline void trace_off(void)
 	trace_clear();
 }
 
+/* @cpu's trace buffer, read with trace_next_line(); NULL and errno. */
+static inline FILE *trace_cpu_open(int cpu)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), TRACEFS "/per_cpu/cpu%d/trace", cpu);
+	return fopen(path, "r");
+}
+
+/* The next line of a trace that is an event (comments skipped). */
+static inline bool trace_next_line(FILE *f, char *line, int len)
+{
+	while (fgets(line, len, f))
+		if (line[0] != '#')
+			return true;
+	return false;
+}
+
 /* Count the lines of @cpu's trace buffer that contain both @a and @b. */
 static inline int trace_count_lines(int cpu, const char *a, const char *b)
 {
-	char path[PATH_MAX], line[512];
+	char line[512];
 	int count = 0;
-	FILE *f;
+	FILE *f = trace_cpu_open(cpu);
 
-	snprintf(path, sizeof(path), TRACEFS "/per_cpu/cpu%d/trace", cpu);
-	f = fopen(path, "r");
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (line[0] == '#')
-			continue;
+	while (trace_next_line(f, line, sizeof(line))) {
 		if (strstr(line, a) && (!b || strstr(line, b)))
 			count++;
 	}
@@ -421,22 +435,21 @@ static inline void kworker_episode_end(struct kworker_episode *e,
 static inline int trace_kworker_irqs(int cpu, struct kworker_irqs *n, bool dump)
 {
 	struct kworker_episode ep[KWORKER_EPISODES] = {}, *cur = NULL, *e;
-	char path[PATH_MAX], line[512];
+	char line[512];
 	int dumped = 0, i;
 	FILE *f;
 
 	memset(n, 0, sizeof(*n));
-	snprintf(path, sizeof(path), TRACEFS "/per_cpu/cpu%d/trace", cpu);
-	f = fopen(path, "r");
+	f = trace_cpu_open(cpu);
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
+	while (trace_next_line(f, line, sizeof(line))) {
 		bool sw = strstr(line, "sched_switch:");
 		bool start = strstr(line, "workqueue_execute_start:");
 		bool wq = start || strstr(line, "workqueue_execute_end:");
 		const char *st;
 
-		if (line[0] == '#' || (!sw && !wq))
+		if (!sw && !wq)
 			continue;
 		if (dump && dumped++ < 40)
 			printf("# trace cpu%d: %s", cpu, line);

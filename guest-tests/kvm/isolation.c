@@ -138,20 +138,16 @@ static void tracing_reset(void)
  */
 static int count_trace(int cpu, int *hook, int *exits, bool *returned)
 {
-	char path[PATH_MAX], line[512];
 	enum { NONE, EXIT, SYSCALL_EXIT, OTHER } last = NONE;
 	bool syscall_after_exits = false;
-	FILE *f;
+	FILE *f = trace_cpu_open(cpu);
+	char line[512];
 
 	*hook = *exits = 0;
 	*returned = false;
-	snprintf(path, sizeof(path), TRACEFS "/per_cpu/cpu%d/trace", cpu);
-	f = fopen(path, "r");
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (line[0] == '#')
-			continue;
+	while (trace_next_line(f, line, sizeof(line))) {
 		if (strstr(line, SYSCALL_HOOK)) {
 			syscall_after_exits = *exits > 0;
 			last = SYSCALL_EXIT;
