@@ -2,17 +2,25 @@
 /*
  * Lifetime of the per-task state.  A forked child and a new thread
  * start without state, the state survives execve() (the test re-executes
- * itself), and repeated PR_ISOL_SET/PR_ISOL_CTRL_SET calls do not grow
- * slab memory (and, where kmemleak is available, leave no leak report).
+ * itself): the settings prctl() reports and, where the function tracer is
+ * (debug), the quiescing itself, the hook counted on every return of the
+ * new image's system calls; and repeated PR_ISOL_SET/PR_ISOL_CTRL_SET
+ * calls do not grow slab memory (and, where kmemleak is available, leave
+ * no leak report).
  */
 #include "isol_common.h"
 #include "kselftest_harness.h"
 
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #define EXEC_CHECK_ARG	"--isol-exec-check"
 #define LOOPS		100000
+#define HOOK		"__task_isol_exit_to_user_mode"
+#define HOOK_CALLS	200
+/* exit status of the exec'd check when it has no function tracer */
+#define EXEC_NO_TRACER	30
 
 /* No state: GET/CTRL_GET report 0 and CTRL_SET has nothing to activate. */
 static int check_no_state(void)
@@ -92,10 +100,49 @@ TEST(state_survives_execve)
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
+	if (WEXITSTATUS(status) == EXEC_NO_TRACER) {
+		ksft_print_msg("after execve: settings kept; the hook was not counted (no function tracer: the debug variant counts it)\n");
+		return;
+	}
 	EXPECT_EQ(0, WEXITSTATUS(status)) {
-		TH_LOG("exec check failed with %d (10: setup, 11: execv, 20: mask, 21: active)",
+		TH_LOG("exec check failed with %d (10: setup, 11: execv, 20: mask, 21: active, 22: the hook ran fewer times than the new image made system calls, 23: tracing)",
 		       WEXITSTATUS(status));
 	}
+}
+
+/*
+ * Calls of the quiesce hook by this task while it makes HOOK_CALLS
+ * getppid() calls, with the function tracer; -1 if tracing failed.
+ */
+static int hook_calls_of_self(void)
+{
+	char line[512], me[32];
+	int i, n = 0;
+	FILE *f;
+
+	snprintf(me, sizeof(me), "-%d ", getpid());
+	write_file(TRACEFS "/tracing_on", "0");
+	if (trace_filter_clear() || write_file(TRACEFS "/set_ftrace_filter", HOOK) ||
+	    write_file(TRACEFS "/current_tracer", "function") || trace_clear())
+		n = -1;
+	if (n == 0) {
+		write_file(TRACEFS "/tracing_on", "1");
+		for (i = 0; i < HOOK_CALLS; i++)
+			syscall(SYS_getppid);
+		write_file(TRACEFS "/tracing_on", "0");
+		f = fopen(TRACEFS "/trace", "r");
+		if (!f)
+			n = -1;
+		while (f && trace_next_line(f, line, sizeof(line)))
+			if (strstr(line, me) && strstr(line, HOOK))
+				n++;
+		if (f)
+			fclose(f);
+	}
+	write_file(TRACEFS "/current_tracer", "nop");
+	trace_filter_clear();
+	trace_clear();
+	return n;
 }
 
 /*
@@ -216,13 +263,24 @@ TEST_F_TIMEOUT(global, repeated_set_does_not_grow, 180)
 
 int main(int argc, char **argv)
 {
+	int n;
+
 	if (argc == 2 && !strcmp(argv[1], EXEC_CHECK_ARG)) {
 		if (isol_prctl(PR_ISOL_GET, ISOL_F_QUIESCE, 0, 0, 0) !=
 		    (long)ISOL_F_QUIESCE_VMSTATS)
 			return 20;
 		if (isol_prctl(PR_ISOL_CTRL_GET, 0, 0, 0, 0) != (long)ISOL_F_QUIESCE)
 			return 21;
-		return 0;
+		/*
+		 * The settings are not the work: the hook runs only while the
+		 * task's SYSCALL_WORK bit is set, which exec must keep too.
+		 */
+		if (access(TRACEFS "/set_ftrace_filter", W_OK))
+			return EXEC_NO_TRACER;
+		n = hook_calls_of_self();
+		if (n < 0)
+			return 23;
+		return n < HOOK_CALLS ? 22 : 0;
 	}
 	return test_harness_run(argc, argv);
 }
