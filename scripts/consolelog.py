@@ -287,40 +287,32 @@ class _Program:
         self.rc = None
         self.ended = False
         self.implicit = implicit
-        self.plan = None        # the plans of all its KTAP documents, summed
-        self.docs = []          # per document: its plan, result numbers seen
-        self.version = None
-        self.results = []       # test dicts in KTAP order
-        self.pending = []       # lines since the last result
-        self.pending_duration = None
-        self.pending_metrics = {}
-        self.run_name = None
+        # what the KTAP parse gathers (a second run starts it anew):
+        # plan: the plans of all its KTAP documents, summed; docs: per
+        # document its plan and the result numbers seen; results: test
+        # dicts in KTAP order; pending: lines since the last result;
+        # numbered: its output lines with their log line numbers; tree:
+        # their nested parse (scripts/ktap.py), once made
+        self.__dict__.update(self.fresh_run())
         self.ktap_lines = []    # user lines only: the program's own output
-        self.numbered = []      # the same with their log line numbers
         self.metrics = {}
-        self.bail_out = None
         self.splats = []        # kernel problems while it ran
         self.first_run = None   # the parse state before @@@ RETRY
         self.retry = []         # (test, glob) the RETRY lines named
 
-    RUN_STATE = ('plan', 'docs', 'version', 'results', 'pending',
-                 'pending_duration', 'pending_metrics', 'run_name',
-                 'numbered', 'bail_out')
+    @staticmethod
+    def fresh_run():
+        return {'plan': None, 'docs': [], 'version': None, 'results': [],
+                'pending': [], 'pending_duration': None,
+                'pending_metrics': {}, 'run_name': None, 'numbered': [],
+                'bail_out': None, 'tree': None}
 
     def new_run(self):
         """Keep what the KTAP parse gathered so far as the first run and
         start anew: the program runs a test again (@@@ RETRY)."""
-        self.first_run = {k: getattr(self, k) for k in self.RUN_STATE}
-        self.plan = None
-        self.docs = []
-        self.version = None
-        self.results = []
-        self.pending = []
-        self.pending_duration = None
-        self.pending_metrics = {}
-        self.run_name = None
-        self.numbered = []
-        self.bail_out = None
+        fresh = self.fresh_run()
+        self.first_run = {k: getattr(self, k) for k in fresh}
+        self.__dict__.update(fresh)
 
     @property
     def id(self):
@@ -503,9 +495,9 @@ class _Parser:
             second, bail = p.results, p.bail_out
             for k, v in p.first_run.items():
                 setattr(p, k, v)
-            hard = hard_tests(p.numbered)
             if not self._nested(p):
                 self._flush_missing(p)
+            hard = hard_tests(p.tree)
             p.results = retried(p.results, second, p.retry, hard)
             p.bail_out = p.bail_out or bail
         self.program = None
@@ -536,7 +528,7 @@ class _Parser:
         program that crashed or exited non-zero after passing tests), or
         when subtests its plan announced never came. False when nothing
         is nested (the results stay as they were)."""
-        tree = ktap.parse(p.numbered)
+        tree = p.tree = ktap.parse(p.numbered)
         if not any(t.subtests for t in tree.subtests):
             return False
         flat = ktap.flatten(tree, (p.suite, p.name))
@@ -1184,12 +1176,12 @@ def _check_plan(plan, ps, suites, tests, reasons, where):
                 name, c['detail'] or c['state'], c['line'])])
 
 
-def hard_tests(numbered):
-    """The kselftest tests (runner-level names) of a first run whose
-    outcome a second run must not replace: one that timed out, or below
-    which a result is missing or in error (a hang, a crash, a short plan).
-    "*" when the runner's own plan was not kept."""
-    tree = ktap.parse(numbered)
+def hard_tests(tree):
+    """The kselftest tests (runner-level names) of a first run's nested
+    parse (scripts/ktap.py) whose outcome a second run must not replace:
+    one that timed out, or below which a result is missing or in error (a
+    hang, a crash, a short plan). "*" when the runner's own plan was not
+    kept."""
     hard = set()
 
     def bad(t):
