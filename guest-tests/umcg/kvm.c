@@ -7,8 +7,8 @@
  * sleep inside KVM_RUN holding the vCPU mutex, and every other vCPU ioctl
  * would hang until a server ran it.
  *
- * The worker runs a tiny real-mode guest that reads a page served by
- * userfaultfd (so the vCPU thread blocks at a known point), then does OUT.
+ * The worker runs a tiny real-mode guest (../kvm/kvm_vm.h's VM) that reads
+ * a page served by userfaultfd (so the vCPU thread blocks at a known point), then does OUT.
  * While the worker waits on the idle list, KVM_GET_REGS from another thread
  * must not block.  Needs /dev/kvm in the guest: SKIPs, saying why, only
  * when the kernel has no KVM for the CPU or the CPU has neither svm nor
@@ -67,20 +67,17 @@ TEST(worker_blocked_in_kvm_run)
 	/* mov al, [DATA_GPA]; out IO_PORT, al; hlt */
 	static const uint8_t code[] = { 0xa0, 0x00, 0x10, 0xe6, IO_PORT, 0xf4 };
 	struct uffdio_api api = { .api = UFFD_API };
-	struct kvm_userspace_memory_region region;
-	struct kvm_sregs sregs;
-	struct kvm_regs regs;
+	const char *what = "";
 	struct uffd_msg msg;
 	struct pollfd pfd;
 	struct umcg_worker *w;
-	uint8_t *mem, *src;
-	int kvm, vm, uffd, i;
+	struct vm vm;
+	uint8_t *src;
+	int uffd, i, ret;
 	pthread_t t, r;
-	long mmap_size;
 
 	UMCG_REQUIRE();
-	kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	if (kvm < 0) {
+	if (access("/dev/kvm", F_OK)) {
 		int err = errno;	/* kvm_absent_reason() reads files */
 		const char *why = kvm_absent_reason();
 
@@ -90,7 +87,6 @@ TEST(worker_blocked_in_kvm_run)
 			       strerror(err));
 		SKIP(return, "%s", why);
 	}
-	ASSERT_EQ(KVM_API_VERSION, ioctl(kvm, KVM_GET_API_VERSION, 0));
 	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
 	if (uffd < 0)
 		SKIP(return, "no userfaultfd: %s", strerror(errno));
@@ -98,43 +94,21 @@ TEST(worker_blocked_in_kvm_run)
 
 	c = umcg_test_zalloc(sizeof(*c));
 	ASSERT_NE(NULL, c);
-	mem = umcg_test_zalloc(2 * 4096);
 	src = umcg_test_zalloc(4096);
-	ASSERT_NE(NULL, mem);
 	ASSERT_NE(NULL, src);
-	memcpy(mem, code, sizeof(code));
+	/* the page at DATA_GPA is not touched yet: userfaultfd serves it */
+	ret = vm_create(&vm, code, sizeof(code), &what);
+	ASSERT_EQ(0, ret) TH_LOG("%s: %s", what, strerror(-ret));
+	c->vcpu = vm.vcpu;
+	c->run = vm.run;
 	{
 		struct uffdio_register reg = {
-			.range = { .start = (uintptr_t)mem + DATA_GPA, .len = 4096 },
+			.range = { .start = (uintptr_t)vm.mem + DATA_GPA, .len = 4096 },
 			.mode = UFFDIO_REGISTER_MODE_MISSING,
 		};
 
 		ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
 	}
-
-	vm = ioctl(kvm, KVM_CREATE_VM, 0);
-	ASSERT_LE(0, vm);
-	region = (struct kvm_userspace_memory_region) {
-		.slot = 0, .guest_phys_addr = 0, .memory_size = 2 * 4096,
-		.userspace_addr = (uintptr_t)mem,
-	};
-	ASSERT_EQ(0, ioctl(vm, KVM_SET_USER_MEMORY_REGION, &region));
-	c->vcpu = ioctl(vm, KVM_CREATE_VCPU, 0);
-	ASSERT_LE(0, c->vcpu);
-	mmap_size = ioctl(kvm, KVM_GET_VCPU_MMAP_SIZE, 0);
-	c->run = mmap(NULL, mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		      c->vcpu, 0);
-	ASSERT_NE(MAP_FAILED, c->run);
-	ASSERT_EQ(0, ioctl(c->vcpu, KVM_GET_SREGS, &sregs));
-	sregs.cs.base = 0;
-	sregs.cs.selector = 0;
-	sregs.ds.base = 0;
-	sregs.ds.selector = 0;
-	ASSERT_EQ(0, ioctl(c->vcpu, KVM_SET_SREGS, &sregs));
-	memset(&regs, 0, sizeof(regs));
-	regs.rip = 0;
-	regs.rflags = 2;
-	ASSERT_EQ(0, ioctl(c->vcpu, KVM_SET_REGS, &regs));
 
 	umcg_group_init(&c->g);
 	ASSERT_EQ(0, umcg_server_register(&c->s, &c->g));
@@ -156,7 +130,7 @@ TEST(worker_blocked_in_kvm_run)
 	src[0] = 0x5a;
 	{
 		struct uffdio_copy copy = {
-			.dst = (uintptr_t)mem + DATA_GPA, .src = (uintptr_t)src,
+			.dst = (uintptr_t)vm.mem + DATA_GPA, .src = (uintptr_t)src,
 			.len = 4096,
 		};
 
@@ -184,6 +158,7 @@ TEST(worker_blocked_in_kvm_run)
 	EXPECT_EQ(0x5a, c->io_byte);
 	EXPECT_EQ(UMCG_TASK_NONE, umcg_task_state(&w->task));
 	EXPECT_EQ(0, umcg_unregister());
+	vm_destroy(&vm);
 }
 
 TEST_HARNESS_MAIN
