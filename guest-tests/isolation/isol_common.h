@@ -118,22 +118,33 @@ static inline int read_file(const char *path, char *buf, size_t len)
 	return n;
 }
 
-/* Returns 0 or -errno of open/write. */
-static inline int write_file(const char *path, const char *s)
+/*
+ * Open @path with @flags and write @s (nothing when it is empty: an
+ * O_TRUNC open alone empties a tracefs file). Returns the bytes written
+ * or -errno of open/write.
+ */
+static inline ssize_t write_file_flags(const char *path, const char *s,
+				       int flags)
 {
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
+	int fd = open(path, flags);
+	ssize_t n = 0;
 
 	if (fd < 0)
 		return -errno;
-	n = write(fd, s, strlen(s));
-	if (n < 0) {
+	if (*s)
+		n = write(fd, s, strlen(s));
+	if (n < 0)
 		n = -errno;
-		close(fd);
-		return n;
-	}
 	close(fd);
-	return 0;
+	return n;
+}
+
+/* Returns 0 or -errno of open/write. */
+static inline int write_file(const char *path, const char *s)
+{
+	ssize_t n = write_file_flags(path, s, O_WRONLY);
+
+	return n < 0 ? (int)n : 0;
 }
 
 /* Parse a CPU list ("2-3,5") into a bitmask; stops at a space. */
@@ -211,41 +222,29 @@ static inline double now_sec(void)
  */
 static inline int trace_filter_clear(void)
 {
-	int fd = open(TRACEFS "/set_ftrace_filter", O_WRONLY | O_TRUNC);
+	ssize_t n = write_file_flags(TRACEFS "/set_ftrace_filter", "",
+				     O_WRONLY | O_TRUNC);
 
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
+	return n < 0 ? (int)n : 0;
 }
 
 /* Add @fn to set_ftrace_filter (O_APPEND: a plain write replaces it). */
 static inline int trace_filter_add(const char *fn)
 {
-	int fd = open(TRACEFS "/set_ftrace_filter", O_WRONLY | O_APPEND);
-	ssize_t n;
+	ssize_t n = write_file_flags(TRACEFS "/set_ftrace_filter", fn,
+				     O_WRONLY | O_APPEND);
 
-	if (fd < 0)
-		return -errno;
-	n = write(fd, fn, strlen(fn));
-	if (n < 0) {
-		n = -errno;
-		close(fd);
-		return n;
-	}
-	close(fd);
+	if (n < 0)
+		return (int)n;
 	return n == (ssize_t)strlen(fn) ? 0 : -EIO;
 }
 
 /* Discard what was traced so far (tracing stays on): needs O_TRUNC. */
 static inline int trace_clear(void)
 {
-	int fd = open(TRACEFS "/trace", O_WRONLY | O_TRUNC);
+	ssize_t n = write_file_flags(TRACEFS "/trace", "", O_WRONLY | O_TRUNC);
 
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
+	return n < 0 ? (int)n : 0;
 }
 
 /*
