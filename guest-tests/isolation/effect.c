@@ -1052,11 +1052,13 @@ TEST_F_TIMEOUT(effect, numa_remote_fault_pages_drained, 120)
 
 #define HIGH_GROW_PAGES	8192	/* 32 MiB: many pcp refills */
 #define HIGH_RETURNS	1000
+#define DECAY_SECONDS	3.5	/* three passes at the default interval, 1 s */
 
 /*
  * pcp child: fault in and free HIGH_GROW_PAGES pages, which raises the
  * per-cpu high marks of the CPU's zones (pcp auto-tuning on refills); then
- * activate quiescing, report, and make HIGH_RETURNS system calls when told.
+ * activate quiescing, report, and make HIGH_RETURNS system calls when told;
+ * then, told again, a getppid() every 10 ms for DECAY_SECONDS.
  */
 static void pcp_high_child(struct ctl *c, int cpu)
 {
@@ -1089,6 +1091,12 @@ static void pcp_high_child(struct ctl *c, int cpu)
 		syscall(SYS_getppid);
 	c->stage = 3;
 	wait_stage(c, 4, true);
+	for (double t0 = now_sec(); now_sec() - t0 < DECAY_SECONDS;) {
+		syscall(SYS_getppid);
+		usleep(10000);
+	}
+	c->stage = 5;
+	wait_stage(c, 6, true);
 	_exit(0);
 }
 
@@ -1098,11 +1106,14 @@ static void pcp_high_child(struct ctl *c, int cpu)
  * than that: one step per return to user space would collapse the
  * auto-tuned high mark within some 20 returns.  HIGH_RETURNS system calls
  * take far less than a stat interval, so allow two steps ((7/8)^2 > 3/4).
+ * Nor less: vmstat_update does not run while the task quiesces, so without
+ * the step the marks would stay high for good; system calls over
+ * DECAY_SECONDS must lower them.
  */
-TEST_F_TIMEOUT(effect, pcp_high_not_decayed_per_return, 120)
+TEST_F_TIMEOUT(effect, pcp_high_decays_per_interval_not_per_return, 120)
 {
 	unsigned long iso = isolated_cpus();
-	long before, grown, after;
+	long before, grown, after, decayed;
 	struct ctl *c;
 	int cpu, hk;
 	pid_t pid;
@@ -1128,13 +1139,18 @@ TEST_F_TIMEOUT(effect, pcp_high_not_decayed_per_return, 120)
 	c->stage = 2;
 	wait_stage(c, 3, false);
 	after = zoneinfo_pcp_field(-1, cpu, "high");
-	ASSERT_EQ(0, phase_end(_metadata, c, pid, 4));
+	c->stage = 4;
+	wait_stage(c, 5, false);
+	decayed = zoneinfo_pcp_field(-1, cpu, "high");
+	ASSERT_EQ(0, phase_end(_metadata, c, pid, 6));
 
 	ksft_print_msg("metric: pcp_cpu=%d\n", cpu);
 	ksft_print_msg("metric: pcp_high_before=%ld\n", before);
 	ksft_print_msg("metric: pcp_high_grown_quiescing=%ld\n", grown);
 	ksft_print_msg("metric: pcp_high_after_returns=%ld\n", after);
 	ksft_print_msg("metric: pcp_high_returns=%d\n", HIGH_RETURNS);
+	ksft_print_msg("metric: pcp_high_decay_seconds=%.1f\n", DECAY_SECONDS);
+	ksft_print_msg("metric: pcp_high_after_decay_syscalls=%ld\n", decayed);
 	/*
 	 * Nothing to measure when the marks were already at their top (seen
 	 * in debug once: 3646 -> 3632): a skip says so, a pass would not.
@@ -1145,6 +1161,10 @@ TEST_F_TIMEOUT(effect, pcp_high_not_decayed_per_return, 120)
 	EXPECT_LE(grown * 3, after * 4) {
 		TH_LOG("pcp high %ld -> %ld after %d returns of a quiescing task",
 		       grown, after, HIGH_RETURNS);
+	}
+	EXPECT_GT(after, decayed) {
+		TH_LOG("pcp high still %ld after %.1f s of system calls of a quiescing task",
+		       decayed, DECAY_SECONDS);
 	}
 }
 
