@@ -813,7 +813,7 @@ TEST_F_TIMEOUT(effect, numa_remote_pages_stat_refresh, 120)
 #define DRAIN_FN	"drain_zone_pages"
 #define REFILL_SYSCALLS	200	/* each faults in one remote page */
 #define FAULT_PAGES	8	/* faulted in from user space: one pcp refill */
-#define DRAIN_WAIT_S	12.0	/* > 4 intervals of 1 s, twice */
+#define DRAIN_WAIT_S	12.0	/* > 3-4 intervals of 1 s, twice */
 
 static int trace_drains_start(void)
 {
@@ -1017,7 +1017,7 @@ TEST_F_TIMEOUT(effect, numa_remote_refill_not_drained_per_syscall, 120)
  * their expiry on every return to user space, so nothing ever drained them
  * (issue 32, defect 1).  The task keeps making a system call every 10 ms;
  * the baseline shows a drain happens within DRAIN_WAIT_S at all.  (All of
- * them may take minutes: one batch per four intervals.)
+ * them may take minutes: one batch every three or four intervals.)
  */
 TEST_F_TIMEOUT(effect, numa_remote_fault_pages_drained, 120)
 {
