@@ -31,3 +31,10 @@ setup_file() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"ok     ccache-local: 12 compiles: 12 misses, 12 keys from dependency files, 0 preprocessor runs; from an empty object directory 12 direct hits; objects identical"* ]]
 }
+
+@test "local ccache: an object whose .incbin file changed comes back stale from depend mode; fresh-incbin compiles it again and names it" {
+	run "$TOP/scripts/in-container" scripts/check-scale --fast ccache-incbin
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ok     ccache-incbin: "*"fresh-incbin named: blob.o; the object has the new bytes: yes"* ]]
+}
