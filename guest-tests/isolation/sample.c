@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Item 8: the kernel's samples/task_isolation program runs to completion.
- * It is built by the kernel build (CONFIG_SAMPLE_TASK_ISOLATION, statically
- * linked) into <O>/samples/task_isolation/task_isolation; the harness copies
+ * Item 8: the kernel's samples/task_isolation program runs to completion,
+ * and, where the function tracer is (debug), its quiescing runs: the hook
+ * on its way back to user space is counted for its process.  It is built
+ * by the kernel build (CONFIG_SAMPLE_TASK_ISOLATION, statically linked)
+ * into <O>/samples/task_isolation/task_isolation; the harness copies it
  * into bin/ next to this test: /tests/isolation/bin/task_isolation.
  */
 #include "isol_common.h"
@@ -11,6 +13,50 @@
 #include <libgen.h>
 #include <limits.h>
 #include <sys/wait.h>
+
+#define HOOK		"__task_isol_exit_to_user_mode"
+/*
+ * Returns to user space of the sample with quiescing active: from the
+ * activating PR_ISOL_CTRL_SET, mlock() and PR_ISOL_CTRL_GET at least
+ * (PR_ISOL_CTRL_SET(0) clears the work before it returns).
+ */
+#define SAMPLE_MIN_HOOK_CALLS	3
+
+/* Count HOOK with the function tracer from now on; false without it. */
+static bool hook_trace_start(void)
+{
+	if (access(TRACEFS "/set_ftrace_filter", W_OK))
+		return false;
+	write_file(TRACEFS "/tracing_on", "0");
+	if (trace_filter_clear() || write_file(TRACEFS "/set_ftrace_filter", HOOK) ||
+	    write_file(TRACEFS "/current_tracer", "function") || trace_clear() ||
+	    write_file(TRACEFS "/tracing_on", "1"))
+		return false;
+	return true;
+}
+
+/* Calls of HOOK by process @pid since hook_trace_start(); -1 on error. */
+static int hook_trace_count(pid_t pid)
+{
+	char line[512], who[32];
+	int n = 0;
+	FILE *f;
+
+	write_file(TRACEFS "/tracing_on", "0");
+	snprintf(who, sizeof(who), "-%d ", pid);
+	f = fopen(TRACEFS "/trace", "r");
+	if (!f)
+		n = -1;
+	while (f && trace_next_line(f, line, sizeof(line)))
+		if (strstr(line, who) && strstr(line, HOOK))
+			n++;
+	if (f)
+		fclose(f);
+	write_file(TRACEFS "/current_tracer", "nop");
+	trace_filter_clear();
+	trace_clear();
+	return n;
+}
 
 /* keep the program's output as KTAP diagnostics */
 static void print_output(const char *out, int cpu)
@@ -28,7 +74,8 @@ TEST(sample_runs_to_completion)
 {
 	char self[PATH_MAX], bin[PATH_MAX + 32], out[4096];
 	unsigned long iso = isolated_cpus();
-	int pfd[2], status, cpu;
+	int pfd[2], status, cpu, hooks;
+	bool traced;
 	ssize_t n, len = 0;
 	ssize_t r;
 	pid_t pid;
@@ -53,6 +100,7 @@ TEST(sample_runs_to_completion)
 		ASSERT_EQ(0, pin_to_cpu(cpu));
 
 	ASSERT_EQ(0, pipe(pfd));
+	traced = hook_trace_start();
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
@@ -68,10 +116,18 @@ TEST(sample_runs_to_completion)
 	out[len] = '\0';
 	close(pfd[0]);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	hooks = traced ? hook_trace_count(pid) : -1;
 	print_output(out, cpu);
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_NE(NULL, strstr(out, "task isolation sample:"));
+	if (!traced) {
+		ksft_print_msg("the quiescing of the sample was not counted (no function tracer: the debug variant counts it)\n");
+		return;
+	}
+	ksft_print_msg("metric: sample_hook_calls=%d\n", hooks);
+	/* a sample that ran while quiescing did nothing fails here */
+	EXPECT_LE(SAMPLE_MIN_HOOK_CALLS, hooks);
 }
 
 TEST_HARNESS_MAIN
