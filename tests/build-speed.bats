@@ -202,7 +202,13 @@ fake_compilers() {
 	[ "$CCACHE_STATE" = remote ]
 	[[ "$output" != *CCACHE_DEPEND* ]]
 	[ "$DISTCC_STATE" = off ]
-	[[ "$PATH" == "$CCACHE_MASQUERADE":* ]]
+	# ccache-incbin's gcc in front of ccache's masquerade directory
+	[[ "$PATH" == "$TOP/scripts/ccache-incbin:$CCACHE_MASQUERADE":* ]]
+	[ "$CCACHE_INCBIN_GCC" = "$(PATH=${PATH#*/ccache-masq:} command -v gcc)" ]
+	# run again from there, it still names the compiler, not itself
+	run "$TOP/scripts/compiler-env"
+	[[ "$output" == *"CCACHE_INCBIN_GCC=$CCACHE_INCBIN_GCC"* ]]
+	[ -z "$CCACHE_INCBIN_CCACHE" ]
 	[ "$BUILD_JOBS" = "$(nproc)" ]
 	# distcc behind ccache: only misses are sent, jobs = the hosts' slots;
 	# a local cache only: depend mode (no preprocessor pass on a miss)
