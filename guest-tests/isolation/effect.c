@@ -668,13 +668,34 @@ static long zoneinfo_pcp_count(int node, int cpu)
 }
 
 /*
+ * Child: map @pages anonymous pages bound to @node (mbind(MPOL_BIND));
+ * on failure set c->err (2: mmap, 4: mbind) and exit.
+ */
+static char *child_map_on_node(struct ctl *c, unsigned long pages, int node)
+{
+	unsigned long mask = 1UL << node;
+	char *buf = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (buf == MAP_FAILED) {
+		c->err = 2;
+		_exit(1);
+	}
+	if (syscall(SYS_mbind, buf, pages * PAGE, MPOL_BIND, &mask,
+		    sizeof(mask) * 8, 0)) {
+		c->err = 4;
+		_exit(1);
+	}
+	return buf;
+}
+
+/*
  * NUMA child: allocate NUMA_PAGES pages bound to @node (a node other than
  * the CPU's) and free them again; the freed pages go to this CPU's
  * per-cpu list of the remote zone.  Then spin without system calls.
  */
 static void numa_child(struct ctl *c, int cpu, int node, bool quiesce)
 {
-	unsigned long mask = 1UL << node;
 	char *buf;
 	int i;
 
@@ -686,17 +707,7 @@ static void numa_child(struct ctl *c, int cpu, int node, bool quiesce)
 		c->err = 3;
 		_exit(1);
 	}
-	buf = mmap(NULL, NUMA_PAGES * PAGE, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (buf == MAP_FAILED) {
-		c->err = 2;
-		_exit(1);
-	}
-	if (syscall(SYS_mbind, buf, NUMA_PAGES * PAGE, MPOL_BIND, &mask,
-		    sizeof(mask) * 8, 0)) {
-		c->err = 4;
-		_exit(1);
-	}
+	buf = child_map_on_node(c, NUMA_PAGES, node);
 	for (i = 0; i < NUMA_PAGES; i++)
 		buf[i * PAGE] = 1;
 	if (munmap(buf, NUMA_PAGES * PAGE)) {
@@ -815,24 +826,6 @@ TEST_F_TIMEOUT(effect, numa_remote_pages_stat_refresh, 120)
 #define FAULT_PAGES	8	/* faulted in from user space: one pcp refill */
 #define DRAIN_WAIT_S	12.0	/* > 3-4 intervals of 1 s, twice */
 
-static int trace_drains_start(void)
-{
-	write_file(TRACEFS "/tracing_on", "0");
-	if (trace_filter_clear() ||
-	    write_file(TRACEFS "/set_ftrace_filter", DRAIN_FN) ||
-	    write_file(TRACEFS "/current_tracer", "function") || trace_clear())
-		return -1;
-	return write_file(TRACEFS "/tracing_on", "1");
-}
-
-static void trace_drains_off(void)
-{
-	write_file(TRACEFS "/tracing_on", "0");
-	write_file(TRACEFS "/current_tracer", "nop");
-	trace_filter_clear();
-	trace_clear();
-}
-
 /*
  * The node of the page at @addr (get_mempolicy(MPOL_F_NODE | MPOL_F_ADDR));
  * -1 on error.
@@ -861,7 +854,6 @@ static void remote_child(struct ctl *c, int cpu, int node, bool quiesce,
 			 bool refill)
 {
 	int pages = refill ? REFILL_SYSCALLS : FAULT_PAGES;
-	unsigned long mask = 1UL << node;
 	int i, fd = open("/dev/zero", O_RDONLY);
 	char *buf;
 
@@ -869,17 +861,7 @@ static void remote_child(struct ctl *c, int cpu, int node, bool quiesce,
 		c->err = 1;
 		_exit(1);
 	}
-	buf = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (buf == MAP_FAILED) {
-		c->err = 2;
-		_exit(1);
-	}
-	if (syscall(SYS_mbind, buf, pages * PAGE, MPOL_BIND, &mask,
-		    sizeof(mask) * 8, 0)) {
-		c->err = 4;
-		_exit(1);
-	}
+	buf = child_map_on_node(c, pages, node);
 	if (quiesce && isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS)) {
 		c->err = 3;
 		_exit(1);
@@ -934,7 +916,7 @@ static int remote_phase(struct __test_metadata *_metadata, int cpu, int node,
 	if (pid == 0)
 		remote_child(c, cpu, node, quiesce, refill);
 	wait_stage(c, 1, false);
-	if (trace_drains_start()) {
+	if (trace_function_start(DRAIN_FN)) {
 		TH_LOG("cannot trace " DRAIN_FN " with the function tracer");
 		phase_end(_metadata, c, pid, 4);
 		return -1;
@@ -949,7 +931,7 @@ static int remote_phase(struct __test_metadata *_metadata, int cpu, int node,
 	write_file(TRACEFS "/tracing_on", "0");
 	r->pcp_end = zoneinfo_pcp_count(node, cpu);
 	r->drains = trace_count_lines(cpu, DRAIN_FN, NULL);
-	trace_drains_off();
+	trace_function_off();
 	if (c->node != node) {
 		TH_LOG("the child's last page is on node %d, not %d", c->node,
 		       node);
@@ -981,6 +963,17 @@ static int remote_phase(struct __test_metadata *_metadata, int cpu, int node,
 	ASSERT_EQ(0, pin_to_cpu(hk));						\
 } while (0)
 
+/* Both phases of a remote-page test (REMOTE_SETUP's SKIPs included) */
+#define REMOTE_PAIR(cpu, remote, refill, base, q) do {				\
+	int hk_;								\
+										\
+	REMOTE_SETUP(cpu, hk_, remote);						\
+	ASSERT_EQ(0, remote_phase(_metadata, cpu, remote, false, refill, &(base))); \
+	ASSERT_EQ(0, remote_phase(_metadata, cpu, remote, true, refill, &(q))); \
+	ksft_print_msg("metric: remote_cpu=%d\n", cpu);			\
+	ksft_print_msg("metric: remote_node=%d\n", remote);			\
+} while (0)
+
 /*
  * Round 2 drained the whole remote list at the end of every system call
  * that changed the zone's counters: a task that takes one remote page per
@@ -992,14 +985,9 @@ static int remote_phase(struct __test_metadata *_metadata, int cpu, int node,
 TEST_F_TIMEOUT(effect, numa_remote_refill_not_drained_per_syscall, 120)
 {
 	struct remote_run base, q;
-	int cpu, hk, remote;
+	int cpu, remote;
 
-	REMOTE_SETUP(cpu, hk, remote);
-	ASSERT_EQ(0, remote_phase(_metadata, cpu, remote, false, true, &base));
-	ASSERT_EQ(0, remote_phase(_metadata, cpu, remote, true, true, &q));
-
-	ksft_print_msg("metric: remote_cpu=%d\n", cpu);
-	ksft_print_msg("metric: remote_node=%d\n", remote);
+	REMOTE_PAIR(cpu, remote, true, base, q);
 	ksft_print_msg("metric: remote_refill_syscalls=%d\n", REFILL_SYSCALLS);
 	ISOL_METRIC_PAIR("remote_refill_drains", "%ld", base.drains, q.drains);
 	ISOL_METRIC_PAIR("remote_refill_pcp_pages", "%ld", base.pcp_after,
@@ -1022,14 +1010,9 @@ TEST_F_TIMEOUT(effect, numa_remote_refill_not_drained_per_syscall, 120)
 TEST_F_TIMEOUT(effect, numa_remote_fault_pages_drained, 120)
 {
 	struct remote_run base, q;
-	int cpu, hk, remote;
+	int cpu, remote;
 
-	REMOTE_SETUP(cpu, hk, remote);
-	ASSERT_EQ(0, remote_phase(_metadata, cpu, remote, false, false, &base));
-	ASSERT_EQ(0, remote_phase(_metadata, cpu, remote, true, false, &q));
-
-	ksft_print_msg("metric: remote_cpu=%d\n", cpu);
-	ksft_print_msg("metric: remote_node=%d\n", remote);
+	REMOTE_PAIR(cpu, remote, false, base, q);
 	ISOL_METRIC_PAIR("remote_fault_pcp_pages", "%ld", base.pcp_after,
 			 q.pcp_after);
 	ISOL_METRIC_PAIR("remote_fault_pcp_pages_end", "%ld", base.pcp_end,

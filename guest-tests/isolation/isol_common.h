@@ -348,6 +348,46 @@ static inline int trace_count_lines(int cpu, const char *a, const char *b)
 	return count;
 }
 
+/*
+ * Trace the calls of the kernel function @fn with the function tracer (the
+ * only function in set_ftrace_filter), from an empty buffer; -1 where that
+ * cannot be done (no CONFIG_FUNCTION_TRACER, @fn not traceable).
+ */
+static inline int trace_function_start(const char *fn)
+{
+	write_file(TRACEFS "/tracing_on", "0");
+	if (trace_filter_clear() || write_file(TRACEFS "/set_ftrace_filter", fn) ||
+	    write_file(TRACEFS "/current_tracer", "function") || trace_clear())
+		return -1;
+	return write_file(TRACEFS "/tracing_on", "1");
+}
+
+/* The tracer as the others find it: off, nop, no filter, an empty buffer. */
+static inline void trace_function_off(void)
+{
+	write_file(TRACEFS "/tracing_on", "0");
+	write_file(TRACEFS "/current_tracer", "nop");
+	trace_filter_clear();
+	trace_clear();
+}
+
+/* Lines of the trace naming @fn in process @pid ("comm-PID"); -1 on error. */
+static inline int trace_count_pid(const char *fn, pid_t pid)
+{
+	char line[512], who[32];
+	int n = 0;
+	FILE *f = fopen(TRACEFS "/trace", "r");
+
+	if (!f)
+		return -errno;
+	snprintf(who, sizeof(who), "-%d ", (int)pid);
+	while (trace_next_line(f, line, sizeof(line)))
+		if (strstr(line, who) && strstr(line, fn))
+			n++;
+	fclose(f);
+	return n;
+}
+
 static inline bool is_vmstat_work(const char *line)
 {
 	static const char * const fns[] = { "vmstat_update", "refresh_vm_stats" };

@@ -116,32 +116,15 @@ TEST(state_survives_execve)
  */
 static int hook_calls_of_self(void)
 {
-	char line[512], me[32];
-	int i, n = 0;
-	FILE *f;
+	int i, n = -1;
 
-	snprintf(me, sizeof(me), "-%d ", getpid());
-	write_file(TRACEFS "/tracing_on", "0");
-	if (trace_filter_clear() || write_file(TRACEFS "/set_ftrace_filter", HOOK) ||
-	    write_file(TRACEFS "/current_tracer", "function") || trace_clear())
-		n = -1;
-	if (n == 0) {
-		write_file(TRACEFS "/tracing_on", "1");
+	if (!trace_function_start(HOOK)) {
 		for (i = 0; i < HOOK_CALLS; i++)
 			syscall(SYS_getppid);
 		write_file(TRACEFS "/tracing_on", "0");
-		f = fopen(TRACEFS "/trace", "r");
-		if (!f)
-			n = -1;
-		while (f && trace_next_line(f, line, sizeof(line)))
-			if (strstr(line, me) && strstr(line, HOOK))
-				n++;
-		if (f)
-			fclose(f);
+		n = trace_count_pid(HOOK, getpid());
 	}
-	write_file(TRACEFS "/current_tracer", "nop");
-	trace_filter_clear();
-	trace_clear();
+	trace_function_off();
 	return n;
 }
 

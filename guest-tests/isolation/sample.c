@@ -22,42 +22,6 @@
  */
 #define SAMPLE_MIN_HOOK_CALLS	3
 
-/* Count HOOK with the function tracer from now on; false without it. */
-static bool hook_trace_start(void)
-{
-	if (access(TRACEFS "/set_ftrace_filter", W_OK))
-		return false;
-	write_file(TRACEFS "/tracing_on", "0");
-	if (trace_filter_clear() || write_file(TRACEFS "/set_ftrace_filter", HOOK) ||
-	    write_file(TRACEFS "/current_tracer", "function") || trace_clear() ||
-	    write_file(TRACEFS "/tracing_on", "1"))
-		return false;
-	return true;
-}
-
-/* Calls of HOOK by process @pid since hook_trace_start(); -1 on error. */
-static int hook_trace_count(pid_t pid)
-{
-	char line[512], who[32];
-	int n = 0;
-	FILE *f;
-
-	write_file(TRACEFS "/tracing_on", "0");
-	snprintf(who, sizeof(who), "-%d ", pid);
-	f = fopen(TRACEFS "/trace", "r");
-	if (!f)
-		n = -1;
-	while (f && trace_next_line(f, line, sizeof(line)))
-		if (strstr(line, who) && strstr(line, HOOK))
-			n++;
-	if (f)
-		fclose(f);
-	write_file(TRACEFS "/current_tracer", "nop");
-	trace_filter_clear();
-	trace_clear();
-	return n;
-}
-
 /* keep the program's output as KTAP diagnostics */
 static void print_output(const char *out, int cpu)
 {
@@ -74,7 +38,7 @@ TEST(sample_runs_to_completion)
 {
 	char self[PATH_MAX], bin[PATH_MAX + 32], out[4096];
 	unsigned long iso = isolated_cpus();
-	int pfd[2], status, cpu, hooks;
+	int pfd[2], status, cpu, hooks = -1;
 	bool traced;
 	ssize_t n, len = 0;
 	ssize_t r;
@@ -100,7 +64,8 @@ TEST(sample_runs_to_completion)
 		ASSERT_EQ(0, pin_to_cpu(cpu));
 
 	ASSERT_EQ(0, pipe(pfd));
-	traced = hook_trace_start();
+	traced = !access(TRACEFS "/set_ftrace_filter", W_OK) &&
+		 !trace_function_start(HOOK);
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
@@ -116,7 +81,11 @@ TEST(sample_runs_to_completion)
 	out[len] = '\0';
 	close(pfd[0]);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	hooks = traced ? hook_trace_count(pid) : -1;
+	if (traced) {
+		write_file(TRACEFS "/tracing_on", "0");
+		hooks = trace_count_pid(HOOK, pid);
+		trace_function_off();
+	}
 	print_output(out, cpu);
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
