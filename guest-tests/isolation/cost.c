@@ -24,7 +24,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#define HOOK		"__task_isol_exit_to_user_mode"
 #define HOOK_CALLS	1000
 #define BENCH_ROUNDS	15
 #define BENCH_CALLS	20000
@@ -137,19 +136,11 @@ static int hook_calls(struct __test_metadata *_metadata, int cpu, enum kind k)
 		usleep(1000);
 	write_file(TRACEFS "/tracing_on", "0");
 	waitpid(pid, &status, 0);
-	n = s->err ? -1 : trace_count_lines(cpu, HOOK, NULL);
+	n = s->err ? -1 : trace_count_lines(cpu, ISOL_EXIT_HOOK, NULL);
 	if (s->err)
 		TH_LOG("%s child failed", kind_name[k]);
 	munmap((void *)s, sizeof(*s));
 	return n;
-}
-
-static void function_tracer_off(void)
-{
-	write_file(TRACEFS "/tracing_on", "0");
-	write_file(TRACEFS "/current_tracer", "nop");
-	trace_filter_clear();
-	trace_clear();
 }
 
 FIXTURE(cost) {
@@ -173,17 +164,17 @@ TEST_F_TIMEOUT(cost, exit_hook_only_while_active, 120)
 	if (access(TRACEFS "/set_ftrace_filter", W_OK))
 		SKIP(return, "no function tracer in this kernel (CONFIG_FUNCTION_TRACER)");
 
-	write_file(TRACEFS "/tracing_on", "0");
 	write_file(TRACEFS "/events/enable", "0");
-	ASSERT_EQ(0, write_file(TRACEFS "/set_ftrace_filter", HOOK)) {
-		TH_LOG(HOOK " is not a traceable function of this kernel");
+	if (trace_function_start(ISOL_EXIT_HOOK)) {
+		trace_function_off();
+		ASSERT_TRUE(false) {
+			TH_LOG("cannot trace " ISOL_EXIT_HOOK " with the function tracer");
+		}
 	}
-	ASSERT_EQ(0, write_file(TRACEFS "/current_tracer", "function")) {
-		function_tracer_off();
-	}
+	write_file(TRACEFS "/tracing_on", "0");
 	for (k = 0; k < NR_KINDS; k++)
 		n[k] = hook_calls(_metadata, cpu, k);
-	function_tracer_off();
+	trace_function_off();
 
 	for (k = 0; k < NR_KINDS; k++)
 		ksft_print_msg("metric: exit_hook_calls_%s=%d\n", kind_name[k], n[k]);

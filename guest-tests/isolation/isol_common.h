@@ -36,6 +36,8 @@
 #define ISOL_SYSFS	"/sys/kernel/task_isolation"
 #ifndef TRACEFS		/* a saved trace, in the tooling tests */
 #define TRACEFS		"/sys/kernel/tracing"
+/* The quiescing hook on every return to user space (patch 2), for tracing */
+#define ISOL_EXIT_HOOK	"__task_isol_exit_to_user_mode"
 #endif
 
 /*

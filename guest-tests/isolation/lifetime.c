@@ -17,7 +17,6 @@
 
 #define EXEC_CHECK_ARG	"--isol-exec-check"
 #define LOOPS		100000
-#define HOOK		"__task_isol_exit_to_user_mode"
 #define HOOK_CALLS	200
 /* exit status of the exec'd check when it has no function tracer */
 #define EXEC_NO_TRACER	30
@@ -118,11 +117,11 @@ static int hook_calls_of_self(void)
 {
 	int i, n = -1;
 
-	if (!trace_function_start(HOOK)) {
+	if (!trace_function_start(ISOL_EXIT_HOOK)) {
 		for (i = 0; i < HOOK_CALLS; i++)
 			syscall(SYS_getppid);
 		write_file(TRACEFS "/tracing_on", "0");
-		n = trace_count_pid(HOOK, getpid());
+		n = trace_count_pid(ISOL_EXIT_HOOK, getpid());
 	}
 	trace_function_off();
 	return n;

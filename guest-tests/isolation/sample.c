@@ -14,7 +14,6 @@
 #include <limits.h>
 #include <sys/wait.h>
 
-#define HOOK		"__task_isol_exit_to_user_mode"
 /*
  * Returns to user space of the sample with quiescing active: from the
  * activating PR_ISOL_CTRL_SET, mlock() and PR_ISOL_CTRL_GET at least
@@ -65,7 +64,7 @@ TEST(sample_runs_to_completion)
 
 	ASSERT_EQ(0, pipe(pfd));
 	traced = !access(TRACEFS "/set_ftrace_filter", W_OK) &&
-		 !trace_function_start(HOOK);
+		 !trace_function_start(ISOL_EXIT_HOOK);
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
@@ -83,7 +82,7 @@ TEST(sample_runs_to_completion)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	if (traced) {
 		write_file(TRACEFS "/tracing_on", "0");
-		hooks = trace_count_pid(HOOK, pid);
+		hooks = trace_count_pid(ISOL_EXIT_HOOK, pid);
 		trace_function_off();
 	}
 	print_output(out, cpu);

@@ -30,7 +30,6 @@
 
 #include "kvm_vm.h"
 
-#define HOOK		"__task_isol_exit_to_user_mode"
 /* the quiescing step of a system call's exit only (not of an interrupt's) */
 #define SYSCALL_HOOK	"__task_isol_syscall_exit"
 #define KVM_EXIT_EVENT	TRACEFS "/events/kvm/kvm_exit/enable"
@@ -123,11 +122,8 @@ static bool wait_stage(struct shared *s, int stage, int ms)
  */
 static void tracing_reset(void)
 {
-	write_file(TRACEFS "/tracing_on", "0");
-	write_file(TRACEFS "/current_tracer", "nop");
-	trace_filter_clear();
 	write_file(KVM_EXIT_EVENT, "0");
-	trace_clear();
+	trace_function_off();
 }
 
 /*
@@ -151,7 +147,7 @@ static int count_trace(int cpu, int *hook, int *exits, bool *returned)
 		if (strstr(line, SYSCALL_HOOK)) {
 			syscall_after_exits = *exits > 0;
 			last = SYSCALL_EXIT;
-		} else if (strstr(line, HOOK)) {
+		} else if (strstr(line, ISOL_EXIT_HOOK)) {
 			(*hook)++;
 			if (last == SYSCALL_EXIT && syscall_after_exits)
 				*returned = true;
@@ -234,7 +230,7 @@ TEST_F_TIMEOUT(kvm_isol, vcpu_quiesced_on_return_to_user_only, 120)
 	 * One function per write: set_ftrace_filter takes one name per
 	 * write() and reports the rest as not written.
 	 */
-	ret = write_file(TRACEFS "/set_ftrace_filter", HOOK);
+	ret = write_file(TRACEFS "/set_ftrace_filter", ISOL_EXIT_HOOK);
 	if (!ret)
 		ret = trace_filter_add(SYSCALL_HOOK);
 	if (!ret) {
@@ -243,7 +239,7 @@ TEST_F_TIMEOUT(kvm_isol, vcpu_quiesced_on_return_to_user_only, 120)
 		/* both, or the positive control could never hold */
 		ret = read_file(TRACEFS "/set_ftrace_filter", filter, sizeof(filter));
 		if (ret >= 0)
-			ret = strstr(filter, HOOK) && strstr(filter, SYSCALL_HOOK) ? 0 : -ENOENT;
+			ret = strstr(filter, ISOL_EXIT_HOOK) && strstr(filter, SYSCALL_HOOK) ? 0 : -ENOENT;
 	}
 	if (!ret)
 		ret = write_file(TRACEFS "/current_tracer", "function");
@@ -252,7 +248,7 @@ TEST_F_TIMEOUT(kvm_isol, vcpu_quiesced_on_return_to_user_only, 120)
 	if (ret) {
 		tracing_reset();
 		child_end(pid);
-		ASSERT_EQ(0, ret) TH_LOG("tracing " HOOK ", " SYSCALL_HOOK " and kvm_exit: %s", strerror(-ret));
+		ASSERT_EQ(0, ret) TH_LOG("tracing " ISOL_EXIT_HOOK ", " SYSCALL_HOOK " and kvm_exit: %s", strerror(-ret));
 	}
 	trace_clear();
 	write_file(TRACEFS "/tracing_on", "1");
@@ -275,7 +271,7 @@ TEST_F_TIMEOUT(kvm_isol, vcpu_quiesced_on_return_to_user_only, 120)
 	ASSERT_LE(CPUIDS, exits);
 	/* KVM_RUN's return to user space quiesced (the positive control) */
 	ASSERT_TRUE(returned)
-		TH_LOG("after the last guest exit, no " SYSCALL_HOOK " followed by " HOOK ": KVM_RUN's return to user space did not quiesce");
+		TH_LOG("after the last guest exit, no " SYSCALL_HOOK " followed by " ISOL_EXIT_HOOK ": KVM_RUN's return to user space did not quiesce");
 	/* and no guest entry did: the documented limit */
 	EXPECT_GT(CPUIDS / 10, hook)
 		TH_LOG("the hook ran %d times for %d guest entries: the VM-entry path quiesces now; update the documented limit and this test",
