@@ -8,8 +8,8 @@
 #include "isol_common.h"
 #include "kselftest_harness.h"
 
-#define Q	ISOL_F_QUIESCE
-#define VM	ISOL_F_QUIESCE_VMSTATS
+#define Q	PR_ISOL_F_QUIESCE
+#define VM	PR_ISOL_F_QUIESCE_VMSTATS
 #define DEF	PR_ISOL_QUIESCE_GET_DEFAULT
 
 struct row {

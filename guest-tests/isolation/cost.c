@@ -47,7 +47,7 @@ static int become(enum kind k)
 
 	if (k == NEVER)
 		return 0;
-	ret = isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS);
+	ret = isol_quiesce_on(PR_ISOL_F_QUIESCE_VMSTATS);
 	if (ret || k == ACTIVE)
 		return ret;
 	return prctl(PR_ISOL_CTRL_SET, 0, 0, 0, 0) ? -errno : 0;

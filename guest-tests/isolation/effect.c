@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The effect of ISOL_F_QUIESCE_VMSTATS, measured in one boot against a
+ * The effect of PR_ISOL_F_QUIESCE_VMSTATS, measured in one boot against a
  * baseline without activation:
  *  - interruptions of the task's CPU: executions of the vmstat work
  *    functions (workqueue_execute_start) and switches to a kworker
@@ -23,14 +23,23 @@
 
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/mempolicy.h>
 
 #define PAGE		4096UL
-#define RUN_SECONDS	5.0
-#define PERIOD_SEC	0.002		/* one dirtying syscall every 2 ms */
-#define LOOP_PAGES	4096		/* > RUN_SECONDS / PERIOD_SEC */
+/*
+ * The housekeeping tests run vm.stat_interval=1 (a shepherd scan per
+ * second) and a task that is nearly always inside a long system call with
+ * dirty differentials, so that every scan meets it there.
+ */
+#define RUN_SECONDS	8.0
+#define LONG_CALL_SEC	0.4	/* returns between any two scans */
+#define BOUND_CALL_SEC	3.0	/* stays in the kernel over two scans */
+#define LOOP_PAGES	1024	/* one new page per call */
+#define HOT_CHUNK	(2UL << 20)	/* 1000 of them stay under MAX_RW_COUNT */
+#define MAX_CHUNKS	1000
 #define REFRESH_PAGES	16
 #define ACC_PAGES	4
 #define FPUT_TRIALS	20
@@ -48,6 +57,8 @@ struct ctl {
 	volatile int ready, go, done, ack;
 	/* the remote-page tests: the node of the child's last page */
 	volatile int node;
+	/* the housekeeping tests: ms per long system call (an average) */
+	volatile int msec;
 };
 
 static struct ctl *ctl_map(void)
@@ -120,46 +131,104 @@ static int count_irqs(int cpu, struct kworker_irqs *n, bool quiesce)
 }
 
 /*
- * Housekeeping-CPU child: for RUN_SECONDS, busy loop and mlock() one new
- * page every PERIOD_SEC (NR_MLOCK and the page allocation dirty this CPU's
- * vmstat differentials inside the syscall).
+ * A system call that stays in the kernel for a chosen time, busy: readv()
+ * of /dev/urandom into a new page (its fault dirties this CPU's vmstat
+ * differentials at the start of the call) and then @chunks times the same
+ * hot buffer of 2 MiB (generating random bytes is slow enough under TCG that a
+ * few hundred MiB last seconds, without memory to match).
  */
-static void loop_child(struct ctl *c, int cpu, bool quiesce)
+struct long_call {
+	int fd;
+	char *pages, *hot;
+	int chunks;
+	struct iovec iov[MAX_CHUNKS + 1];
+};
+
+/* 0, or -1 if the mapping or the calibration failed. */
+static int long_call_init(struct long_call *lc, double sec)
 {
-	char *buf;
-	double end, next;
+	double t0, t;
+	int i;
+
+	lc->fd = open("/dev/urandom", O_RDONLY);
+	lc->pages = mmap(NULL, LOOP_PAGES * PAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	lc->hot = mmap(NULL, HOT_CHUNK, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (lc->fd < 0 || lc->pages == MAP_FAILED || lc->hot == MAP_FAILED)
+		return -1;
+	for (i = 0; i <= MAX_CHUNKS; i++) {
+		lc->iov[i].iov_base = lc->hot;
+		lc->iov[i].iov_len = HOT_CHUNK;
+	}
+	/*
+	 * Scale the number of chunks from timed calls, three times: the
+	 * first calls are slower per chunk (TCG translates the code on
+	 * first use).
+	 */
+	lc->chunks = 8;
+	for (i = 0; i < 3; i++) {
+		t0 = now_sec();
+		if (readv(lc->fd, lc->iov + 1, lc->chunks) !=
+		    (ssize_t)(lc->chunks * HOT_CHUNK))
+			return -1;
+		t = now_sec() - t0;
+		lc->chunks = (int)(lc->chunks * sec / (t > 1e-6 ? t : 1e-6));
+		if (lc->chunks < 1)
+			lc->chunks = 1;
+		if (lc->chunks > MAX_CHUNKS)
+			lc->chunks = MAX_CHUNKS;
+	}
+	return 0;
+}
+
+/* Call number @i: 0, or -1 if the read came back short. */
+static int long_call(struct long_call *lc, long i)
+{
+	ssize_t want = PAGE + lc->chunks * HOT_CHUNK;
+
+	lc->iov[0].iov_base = lc->pages + (i % LOOP_PAGES) * PAGE;
+	lc->iov[0].iov_len = PAGE;
+	return readv(lc->fd, lc->iov, lc->chunks + 1) == want ? 0 : -1;
+}
+
+/*
+ * Housekeeping-CPU child: for @run seconds, or one call if @run is 0,
+ * make system calls of about @call seconds each, back to back.
+ */
+static void loop_child(struct ctl *c, int cpu, bool quiesce, double call,
+		       double run)
+{
+	struct long_call lc;
+	double start, end;
 	long i = 0;
 
 	if (pin_to_cpu(cpu)) {
 		c->err = 1;
 		_exit(1);
 	}
-	buf = mmap(NULL, LOOP_PAGES * PAGE, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (buf == MAP_FAILED) {
+	if (long_call_init(&lc, call)) {
 		c->err = 2;
 		_exit(1);
 	}
-	if (quiesce && isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS)) {
+	if (quiesce && isol_quiesce_on(PR_ISOL_F_QUIESCE_VMSTATS)) {
 		c->err = 3;
 		_exit(1);
 	}
 	c->stage = 1;
 	wait_stage(c, 2, true);
 
-	end = now_sec() + RUN_SECONDS;
-	next = now_sec() + PERIOD_SEC;
-	while (now_sec() < end && i < LOOP_PAGES) {
-		while (now_sec() < next)
-			;
-		next += PERIOD_SEC;
-		if (mlock(buf + i * PAGE, PAGE)) {
+	start = now_sec();
+	end = start + run;
+	do {
+		if (long_call(&lc, i)) {
 			c->err = 4;
 			_exit(1);
 		}
 		i++;
-	}
+	} while (now_sec() < end);
 	c->syscalls = i;
+	c->msec = (int)(1000 * (now_sec() - start) / i);
 	c->stage = 3;
 	wait_stage(c, 4, true);
 	_exit(0);
@@ -186,7 +255,8 @@ static int phase_end(struct __test_metadata *_metadata, struct ctl *c,
 
 /* One run; returns 0 and the counts on @cpu, -1 on error. */
 static int loop_phase(struct __test_metadata *_metadata, int cpu, bool quiesce,
-		      long *syscalls, struct kworker_irqs *n)
+		      double call, double run, long *syscalls, int *msec,
+		      struct kworker_irqs *n)
 {
 	struct ctl *c = ctl_map();
 	int ret;
@@ -200,7 +270,7 @@ static int loop_phase(struct __test_metadata *_metadata, int cpu, bool quiesce,
 	if (pid < 0)
 		return -1;
 	if (pid == 0)
-		loop_child(c, cpu, quiesce);
+		loop_child(c, cpu, quiesce, call, run);
 
 	wait_stage(c, 1, false);
 	trace_clear();
@@ -210,6 +280,7 @@ static int loop_phase(struct __test_metadata *_metadata, int cpu, bool quiesce,
 	ret = count_irqs(cpu, n, quiesce);
 	/* (written before stage 3) */
 	*syscalls = c->syscalls;
+	*msec = c->msec;
 	if (phase_end(_metadata, c, pid, 4))
 		ret = -1;
 	trace_off();
@@ -229,44 +300,93 @@ FIXTURE_TEARDOWN(effect)
 	trace_off();
 }
 
-TEST_F_TIMEOUT(effect, housekeeping_cpu_vmstat_update, 120)
+/* Two housekeeping CPUs, the parent pinned to one, vm.stat_interval=1 */
+#define HOUSEKEEPING_SETUP(cpu, saved) do {					\
+	unsigned long iso = isolated_cpus();					\
+	int parent;								\
+										\
+	if (!isol_built_in())							\
+		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");	\
+	if (!trace_kworker_events())						\
+		SKIP(return, "no workqueue/sched trace events in " TRACEFS);	\
+	cpu = pick_housekeeping_cpu(iso, true);					\
+	parent = pick_housekeeping_cpu(iso, false);				\
+	if (cpu < 0 || cpu == parent)						\
+		SKIP(return, "needs two housekeeping CPUs");			\
+	ASSERT_EQ(0, pin_to_cpu(parent));					\
+	read_file("/proc/sys/vm/stat_interval", saved, sizeof(saved));		\
+	ASSERT_EQ(0, write_file("/proc/sys/vm/stat_interval", "1"));		\
+} while (0)
+
+/*
+ * vmstat_shepherd meets the quiescing task inside a system call at every
+ * scan, with this CPU's differentials dirty and no vmstat_update pending
+ * (its last return cancelled it): it must skip the CPU, since the task
+ * returned since the last skip and will fold on its next return. Without
+ * the skip, or when a return is lost because it raced with the shepherd's
+ * look at the task, a scan queues vmstat_update.
+ */
+TEST_F_TIMEOUT(effect, housekeeping_cpu_vmstat_update, 180)
 {
-	unsigned long iso = isolated_cpus();
 	struct kworker_irqs base, q;
 	char saved[32] = "";
 	long sc_base, sc_q;
-	int cpu, parent;
+	int cpu, ms_base, ms_q;
 
-	if (!isol_built_in())
-		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
-	if (!trace_kworker_events())
-		SKIP(return, "no workqueue/sched trace events in " TRACEFS);
-	cpu = pick_housekeeping_cpu(iso, true);
-	parent = pick_housekeeping_cpu(iso, false);
-	if (cpu < 0 || cpu == parent)
-		SKIP(return, "needs two housekeeping CPUs");
-	ASSERT_EQ(0, pin_to_cpu(parent));
-
-	read_file("/proc/sys/vm/stat_interval", saved, sizeof(saved));
-	ASSERT_EQ(0, write_file("/proc/sys/vm/stat_interval", "1"));
-
-	ASSERT_EQ(0, loop_phase(_metadata, cpu, false, &sc_base, &base)) {
+	HOUSEKEEPING_SETUP(cpu, saved);
+	ASSERT_EQ(0, loop_phase(_metadata, cpu, false, LONG_CALL_SEC,
+				RUN_SECONDS, &sc_base, &ms_base, &base)) {
 		restore_stat_interval(saved);
 	}
-	ASSERT_EQ(0, loop_phase(_metadata, cpu, true, &sc_q, &q)) {
+	ASSERT_EQ(0, loop_phase(_metadata, cpu, true, LONG_CALL_SEC,
+				RUN_SECONDS, &sc_q, &ms_q, &q)) {
 		restore_stat_interval(saved);
 	}
 	restore_stat_interval(saved);
 
 	ksft_print_msg("metric: housekeeping_cpu=%d\n", cpu);
-	ISOL_METRIC_PAIR("housekeeping_mlock_syscalls", "%ld", sc_base, sc_q);
+	ISOL_METRIC_PAIR("housekeeping_long_syscalls", "%ld", sc_base, sc_q);
+	ISOL_METRIC_PAIR("housekeeping_ms_per_syscall", "%d", ms_base, ms_q);
 	ISOL_KWORKER_METRICS("housekeeping", "vmstat_update", base, q);
 	ASSERT_LT(0, base.exec) {
 		TH_LOG("inconclusive: baseline without activation saw no vmstat_update on CPU %d",
 		       cpu);
 	}
+	/* each call must end between two scans, or one may queue rightly */
+	ASSERT_GT(800, ms_q) {
+		TH_LOG("inconclusive: the calls took %d ms, not well under the 1 s interval",
+		       ms_q);
+	}
 	EXPECT_EQ(0, q.exec);
 	EXPECT_EQ(0, q.sw);
+}
+
+/*
+ * The skip is bounded: a quiescing task that stays in the kernel over two
+ * scans does not fold, and the second scan queues vmstat_update.
+ */
+TEST_F_TIMEOUT(effect, housekeeping_cpu_long_syscall_not_skipped, 120)
+{
+	struct kworker_irqs q;
+	char saved[32] = "";
+	long sc;
+	int cpu, ms;
+
+	HOUSEKEEPING_SETUP(cpu, saved);
+	ASSERT_EQ(0, loop_phase(_metadata, cpu, true, BOUND_CALL_SEC, 0,
+				&sc, &ms, &q)) {
+		restore_stat_interval(saved);
+	}
+	restore_stat_interval(saved);
+
+	ksft_print_msg("metric: housekeeping_cpu=%d\n", cpu);
+	ksft_print_msg("metric: bound_syscall_ms=%d\n", ms);
+	ksft_print_msg("metric: bound_vmstat_update_quiesced=%d\n", q.exec);
+	ASSERT_LT(2200, ms) {
+		TH_LOG("inconclusive: the call took %d ms, not over two 1 s intervals",
+		       ms);
+	}
+	EXPECT_LE(1, q.exec);
 }
 
 /*
@@ -287,7 +407,7 @@ static void refresh_child(struct ctl *c, int cpu, bool quiesce)
 		c->err = 2;
 		_exit(1);
 	}
-	if (quiesce && isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS)) {
+	if (quiesce && isol_quiesce_on(PR_ISOL_F_QUIESCE_VMSTATS)) {
 		c->err = 3;
 		_exit(1);
 	}
@@ -387,7 +507,7 @@ static void acc_child(struct ctl *c, int cpu, bool quiesce)
 		c->err = 2;
 		_exit(1);
 	}
-	if (quiesce && isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS)) {
+	if (quiesce && isol_quiesce_on(PR_ISOL_F_QUIESCE_VMSTATS)) {
 		c->err = 3;
 		_exit(1);
 	}
@@ -472,6 +592,278 @@ TEST_F_TIMEOUT(effect, isolated_cpu_nr_mlock_visible, 120)
 }
 
 /*
+ * No system calls: a quiescing task that only takes page faults folds on
+ * the return from each fault, and a task moved to another CPU folds there.
+ * The child locks its pages on fault (mlock2(MLOCK_ONFAULT)), so each
+ * fault adds to NR_MLOCK in the CPU's differentials. After activation it
+ * makes no system call: it faults in ACC_PAGES pages on @cpu, and with
+ * @to >= 0 waits, spinning, until the parent has moved it to @to (it reads
+ * its CPU from rseq or the vDSO) and faults in ACC_PAGES more there.
+ */
+static void fault_child(struct ctl *c, int cpu, int to, bool quiesce)
+{
+	char *buf;
+	int i, cpus[2] = { to, cpu };
+
+	buf = mmap(NULL, 2 * ACC_PAGES * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED || mlock2(buf, 2 * ACC_PAGES * PAGE, MLOCK_ONFAULT)) {
+		c->err = 2;
+		_exit(1);
+	}
+	/* empty the per-CPU mlock batches of both CPUs (see acc_child()) */
+	for (i = 0; i < 2; i++) {
+		char *scratch;
+
+		if (cpus[i] < 0)
+			continue;
+		scratch = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (pin_to_cpu(cpus[i]) || scratch == MAP_FAILED ||
+		    munmap(scratch, PAGE)) {
+			c->err = 5;
+			_exit(1);
+		}
+	}
+	if (quiesce && isol_quiesce_on(PR_ISOL_F_QUIESCE_VMSTATS)) {
+		c->err = 3;
+		_exit(1);
+	}
+	c->stage = 1;
+	wait_stage(c, 2, true);
+	for (i = 0; i < (int)ACC_PAGES; i++)
+		buf[i * PAGE] = 1;
+	c->stage = 3;
+	if (to >= 0) {
+		wait_stage(c, 4, true);
+		while (sched_getcpu() != to && !c->err)
+			;
+		for (i = ACC_PAGES; i < 2 * (int)ACC_PAGES; i++)
+			buf[i * PAGE] = 1;
+		c->stage = 5;
+	}
+	wait_stage(c, 6, true);
+	_exit(0);
+}
+
+struct fault_result {
+	long on_cpu, on_to;		/* nr_mlock deltas after each part */
+	struct kworker_irqs cpu, to;	/* vmstat work on both CPUs */
+};
+
+/* One phase; 0 or -1 on error. */
+static int fault_phase(struct __test_metadata *_metadata, int cpu, int to,
+		       bool quiesce, struct fault_result *r)
+{
+	struct ctl *c = ctl_map();
+	cpu_set_t set;
+	long before;
+	pid_t pid;
+	int ret;
+
+	if (!c || trace_vmstat_start())
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		fault_child(c, cpu, to, quiesce);
+
+	wait_stage(c, 1, false);
+	usleep(100000);
+	/*
+	 * Fold what earlier children left in the differentials of both CPUs
+	 * (the munlocks of their exits): the task folds them when it returns
+	 * there, which would count them in the measurement.
+	 */
+	write_file("/proc/sys/vm/stat_refresh", "1");
+	trace_clear();
+	before = vmstat_value("nr_mlock");
+	c->stage = 2;
+	wait_stage(c, 3, true);
+	r->on_cpu = vmstat_value("nr_mlock") - before;
+	r->on_to = 0;
+	if (to >= 0) {
+		CPU_ZERO(&set);
+		CPU_SET(to, &set);
+		if (sched_setaffinity(pid, sizeof(set), &set))
+			c->err = 6;
+		c->stage = 4;
+		wait_stage(c, 5, true);
+		r->on_to = vmstat_value("nr_mlock") - before;
+	}
+	/* a vmstat_update queued by a scan would run within the interval */
+	usleep(1500000);
+	trace_stop();
+	ret = count_irqs(cpu, &r->cpu, quiesce);
+	if (!ret && to >= 0)
+		ret = count_irqs(to, &r->to, quiesce);
+	if (phase_end(_metadata, c, pid, 6))
+		ret = -1;
+	trace_off();
+	return ret;
+}
+
+TEST_F_TIMEOUT(effect, isolated_cpu_faults_only_nr_mlock_visible, 120)
+{
+	unsigned long iso = isolated_cpus();
+	struct fault_result base, q;
+	int cpu, hk;
+
+	if (!isol_built_in())
+		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
+	if (!iso)
+		SKIP(return, "no isolcpus=/nohz_full= on /proc/cmdline");
+	if (!trace_kworker_events())
+		SKIP(return, "no workqueue/sched trace events in " TRACEFS);
+	cpu = pick_isolated_cpu(iso);
+	hk = pick_housekeeping_cpu(iso, false);
+	if (cpu < 0 || hk < 0)
+		SKIP(return, "isolated CPU not online or no housekeeping CPU");
+	ASSERT_EQ(0, pin_to_cpu(hk));
+
+	ASSERT_EQ(0, fault_phase(_metadata, cpu, -1, false, &base));
+	ASSERT_EQ(0, fault_phase(_metadata, cpu, -1, true, &q));
+
+	ksft_print_msg("metric: faults_cpu=%d\n", cpu);
+	ISOL_METRIC_PAIR("faults_nr_mlock_delta", "%ld", base.on_cpu, q.on_cpu);
+	ISOL_KWORKER_METRICS("faults", "vmstat", base.cpu, q.cpu);
+	ASSERT_GT(ACC_PAGES, base.on_cpu) {
+		TH_LOG("inconclusive: nr_mlock already showed %ld of %d pages without activation",
+		       base.on_cpu, (int)ACC_PAGES);
+	}
+	/* each fault's return folded the CPU's differentials */
+	EXPECT_EQ(ACC_PAGES, q.on_cpu);
+	EXPECT_EQ(0, q.cpu.exec);
+	EXPECT_EQ(0, q.cpu.sw);
+}
+
+TEST_F_TIMEOUT(effect, isolated_cpu_migrated_task_folds_on_new_cpu, 120)
+{
+	unsigned long iso = isolated_cpus();
+	struct fault_result base, q;
+	int from, to, hk;
+
+	if (!isol_built_in())
+		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
+	if (!trace_kworker_events())
+		SKIP(return, "no workqueue/sched trace events in " TRACEFS);
+	if (__builtin_popcountl(iso) < 2)
+		SKIP(return, "needs two isolated CPUs (isolcpus=/nohz_full=)");
+	to = pick_isolated_cpu(iso);
+	from = pick_isolated_cpu(iso & ~(1UL << to));
+	hk = pick_housekeeping_cpu(iso, false);
+	if (from < 0 || to < 0 || hk < 0)
+		SKIP(return, "isolated CPUs not online or no housekeeping CPU");
+	ASSERT_EQ(0, pin_to_cpu(hk));
+
+	ASSERT_EQ(0, fault_phase(_metadata, from, to, false, &base));
+	ASSERT_EQ(0, fault_phase(_metadata, from, to, true, &q));
+
+	ksft_print_msg("metric: migration_cpus=%d->%d\n", from, to);
+	ISOL_METRIC_PAIR("migration_nr_mlock_delta_before_move", "%ld",
+			 base.on_cpu, q.on_cpu);
+	ISOL_METRIC_PAIR("migration_nr_mlock_delta_after_move", "%ld",
+			 base.on_to, q.on_to);
+	ISOL_KWORKER_METRICS("migration_from", "vmstat", base.cpu, q.cpu);
+	ISOL_KWORKER_METRICS("migration_to", "vmstat", base.to, q.to);
+	ASSERT_GT(2 * ACC_PAGES, base.on_to) {
+		TH_LOG("inconclusive: nr_mlock already showed %ld of %d pages without activation",
+		       base.on_to, 2 * (int)ACC_PAGES);
+	}
+	EXPECT_EQ(ACC_PAGES, q.on_cpu);
+	/* the faults on the new CPU folded there */
+	EXPECT_EQ(2 * ACC_PAGES, q.on_to);
+	EXPECT_EQ(0, q.cpu.exec);
+	EXPECT_EQ(0, q.to.exec);
+	EXPECT_EQ(0, q.to.sw);
+}
+
+/*
+ * The boundary of the quiescing: it covers vmstat only. An mlock() leaves
+ * folios in the CPU's per-CPU mlock and LRU batches, and a write to
+ * compact_memory on another CPU drains every CPU's batches with
+ * lru_add_drain_all(), which queues lru_add_drain_per_cpu on the quiescing
+ * task's CPU. The documentation says so; this test holds it to that, and
+ * fails if the quiescing grows to cover the batches without the
+ * documentation and this test changing with it.
+ */
+static void lru_child(struct ctl *c, int cpu)
+{
+	char *buf;
+	int i;
+
+	buf = mmap(NULL, 2 * ACC_PAGES * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (pin_to_cpu(cpu) || buf == MAP_FAILED) {
+		c->err = 1;
+		_exit(1);
+	}
+	if (isol_quiesce_on(PR_ISOL_F_QUIESCE_VMSTATS) ||
+	    mlock(buf, ACC_PAGES * PAGE)) {
+		c->err = 3;
+		_exit(1);
+	}
+	/* and faults: new folios wait in the LRU add batch */
+	for (i = ACC_PAGES; i < 2 * (int)ACC_PAGES; i++)
+		buf[i * PAGE] = 1;
+	c->stage = 1;
+	wait_stage(c, 2, true);
+	_exit(0);
+}
+
+TEST_F_TIMEOUT(effect, isolated_cpu_lru_batches_not_quiesced, 120)
+{
+	unsigned long iso = isolated_cpus();
+	struct ctl *c;
+	int cpu, hk, drains, vmstat, all, ret;
+	pid_t pid;
+
+	if (!isol_built_in())
+		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
+	if (!iso)
+		SKIP(return, "no isolcpus=/nohz_full= on /proc/cmdline");
+	if (!trace_kworker_events())
+		SKIP(return, "no workqueue/sched trace events in " TRACEFS);
+	if (access("/proc/sys/vm/compact_memory", W_OK))
+		SKIP(return, "no /proc/sys/vm/compact_memory (CONFIG_COMPACTION)");
+	cpu = pick_isolated_cpu(iso);
+	hk = pick_housekeeping_cpu(iso, false);
+	if (cpu < 0 || hk < 0)
+		SKIP(return, "isolated CPU not online or no housekeeping CPU");
+	ASSERT_EQ(0, pin_to_cpu(hk));
+	c = ctl_map();
+	ASSERT_NE(NULL, c);
+	ASSERT_EQ(0, trace_vmstat_start());
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		lru_child(c, cpu);
+
+	wait_stage(c, 1, false);
+	usleep(100000);
+	trace_clear();
+	ret = write_file("/proc/sys/vm/compact_memory", "1");
+	usleep(200000);
+	trace_stop();
+	drains = trace_count_lines(cpu, "workqueue_execute_start",
+				   "lru_add_drain_per_cpu");
+	vmstat = trace_count_lines(cpu, "workqueue_execute_start", "vmstat");
+	all = trace_count_pid("lru_add_drain_per_cpu", 0);
+	ASSERT_EQ(0, phase_end(_metadata, c, pid, 2));
+	trace_off();
+
+	ksft_print_msg("metric: lru_cpu=%d\n", cpu);
+	ksft_print_msg("metric: lru_compact_memory_write=%d\n", ret);
+	ksft_print_msg("metric: lru_add_drain_per_cpu_quiesced=%d\n", drains);
+	ksft_print_msg("metric: lru_vmstat_work_quiesced=%d\n", vmstat);
+	ksft_print_msg("metric: lru_add_drain_per_cpu_all_cpus=%d\n", all);
+	EXPECT_EQ(0, vmstat);
+	/* documented: the batches are not quiesced, the drain comes */
+	EXPECT_LE(1, drains);
+}
+
+/*
  * Deferred-fput child: FPUT_TRIALS times, fill FPUT_PAGES pages of a
  * memfd (shmem) that only a mapping keeps alive, then munmap() it.  The
  * munmap() drops the last reference with fput(), which defers __fput() to
@@ -486,7 +878,7 @@ static void fput_child(struct ctl *c, int cpu, bool quiesce)
 		c->err = 1;
 		_exit(1);
 	}
-	if (quiesce && isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS)) {
+	if (quiesce && isol_quiesce_on(PR_ISOL_F_QUIESCE_VMSTATS)) {
 		c->err = 3;
 		_exit(1);
 	}
@@ -703,7 +1095,7 @@ static void numa_child(struct ctl *c, int cpu, int node, bool quiesce)
 		c->err = 1;
 		_exit(1);
 	}
-	if (quiesce && isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS)) {
+	if (quiesce && isol_quiesce_on(PR_ISOL_F_QUIESCE_VMSTATS)) {
 		c->err = 3;
 		_exit(1);
 	}
@@ -862,7 +1254,7 @@ static void remote_child(struct ctl *c, int cpu, int node, bool quiesce,
 		_exit(1);
 	}
 	buf = child_map_on_node(c, pages, node);
-	if (quiesce && isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS)) {
+	if (quiesce && isol_quiesce_on(PR_ISOL_F_QUIESCE_VMSTATS)) {
 		c->err = 3;
 		_exit(1);
 	}
@@ -1064,7 +1456,7 @@ static void pcp_high_child(struct ctl *c, int cpu)
 		c->err = 5;
 		_exit(1);
 	}
-	if (isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS)) {
+	if (isol_quiesce_on(PR_ISOL_F_QUIESCE_VMSTATS)) {
 		c->err = 3;
 		_exit(1);
 	}

@@ -50,12 +50,12 @@
 #define PR_ISOL_SET		0x49534f53
 #define PR_ISOL_CTRL_GET	0x49534347
 #define PR_ISOL_CTRL_SET	0x49534353
-#define ISOL_F_QUIESCE		(1UL << 0)
-#define ISOL_F_QUIESCE_VMSTATS	(1UL << 0)
+#define PR_ISOL_F_QUIESCE		(1UL << 0)
+#define PR_ISOL_F_QUIESCE_VMSTATS	(1UL << 0)
 #endif
 
 /*
- * PR_ISOL_FEAT sub-commands for ISOL_F_QUIESCE (arg3).  The default-mask
+ * PR_ISOL_FEAT sub-commands for PR_ISOL_F_QUIESCE (arg3).  The default-mask
  * query has its own name and a value that can never be an action bit
  * (bit 31 would make the returned mask negative), so that passing it to
  * PR_ISOL_SET by mistake fails instead of selecting an action.
@@ -66,8 +66,8 @@
 #endif
 
 /* Signed copies for comparisons with prctl() results */
-#define ISOL_Q		((long)ISOL_F_QUIESCE)
-#define ISOL_VM		((long)ISOL_F_QUIESCE_VMSTATS)
+#define ISOL_Q		((long)PR_ISOL_F_QUIESCE)
+#define ISOL_VM		((long)PR_ISOL_F_QUIESCE_VMSTATS)
 
 /* prctl() returning the value or -errno. */
 static inline long isol_prctl(long opt, unsigned long a2, unsigned long a3,
@@ -92,12 +92,12 @@ static inline int isol_built_in(void)
 	return isol_prctl(PR_ISOL_FEAT, 0, 0, 0, 0) != -EOPNOTSUPP;
 }
 
-/* Activate ISOL_F_QUIESCE with @mask for the calling thread. */
+/* Activate PR_ISOL_F_QUIESCE with @mask for the calling thread. */
 static inline int isol_quiesce_on(unsigned long mask)
 {
-	if (prctl(PR_ISOL_SET, ISOL_F_QUIESCE, mask, 0, 0))
+	if (prctl(PR_ISOL_SET, PR_ISOL_F_QUIESCE, mask, 0, 0))
 		return -errno;
-	if (prctl(PR_ISOL_CTRL_SET, ISOL_F_QUIESCE, 0, 0, 0))
+	if (prctl(PR_ISOL_CTRL_SET, PR_ISOL_F_QUIESCE, 0, 0, 0))
 		return -errno;
 	return 0;
 }
@@ -373,16 +373,20 @@ static inline void trace_function_off(void)
 	trace_clear();
 }
 
-/* Lines of the trace naming @fn in process @pid ("comm-PID"); -1 on error. */
+/*
+ * Lines of the trace naming @fn in process @pid ("comm-PID"), in any
+ * process if @pid is 0; -1 on error.
+ */
 static inline int trace_count_pid(const char *fn, pid_t pid)
 {
-	char line[512], who[32];
+	char line[512], who[32] = "";
 	int n = 0;
 	FILE *f = fopen(TRACEFS "/trace", "r");
 
 	if (!f)
 		return -errno;
-	snprintf(who, sizeof(who), "-%d ", (int)pid);
+	if (pid)
+		snprintf(who, sizeof(who), "-%d ", (int)pid);
 	while (trace_next_line(f, line, sizeof(line)))
 		if (strstr(line, who) && strstr(line, fn))
 			n++;

@@ -12,6 +12,7 @@
 #include "kselftest_harness.h"
 
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -24,11 +25,11 @@
 /* No state: GET/CTRL_GET report 0 and CTRL_SET has nothing to activate. */
 static int check_no_state(void)
 {
-	if (isol_prctl(PR_ISOL_GET, ISOL_F_QUIESCE, 0, 0, 0) != 0)
+	if (isol_prctl(PR_ISOL_GET, PR_ISOL_F_QUIESCE, 0, 0, 0) != 0)
 		return 1;
 	if (isol_prctl(PR_ISOL_CTRL_GET, 0, 0, 0, 0) != 0)
 		return 2;
-	if (isol_prctl(PR_ISOL_CTRL_SET, ISOL_F_QUIESCE, 0, 0, 0) != -EINVAL)
+	if (isol_prctl(PR_ISOL_CTRL_SET, PR_ISOL_F_QUIESCE, 0, 0, 0) != -EINVAL)
 		return 3;
 	return 0;
 }
@@ -47,7 +48,7 @@ TEST(fork_child_starts_without_state)
 	if (!isol_built_in())
 		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
 
-	ASSERT_EQ(0, isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS));
+	ASSERT_EQ(0, isol_quiesce_on(PR_ISOL_F_QUIESCE_VMSTATS));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0)
@@ -60,7 +61,7 @@ TEST(fork_child_starts_without_state)
 	/* the parent keeps its own state */
 	EXPECT_EQ(ISOL_Q, isol_prctl(PR_ISOL_CTRL_GET, 0, 0, 0, 0));
 	EXPECT_EQ(ISOL_VM,
-		  isol_prctl(PR_ISOL_GET, ISOL_F_QUIESCE, 0, 0, 0));
+		  isol_prctl(PR_ISOL_GET, PR_ISOL_F_QUIESCE, 0, 0, 0));
 }
 
 TEST(new_thread_starts_without_state)
@@ -71,7 +72,7 @@ TEST(new_thread_starts_without_state)
 	if (!isol_built_in())
 		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
 
-	ASSERT_EQ(0, isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS));
+	ASSERT_EQ(0, isol_quiesce_on(PR_ISOL_F_QUIESCE_VMSTATS));
 	ASSERT_EQ(0, pthread_create(&t, NULL, thread_fn, &res));
 	ASSERT_EQ(0, pthread_join(t, NULL));
 	EXPECT_EQ(0, res) {
@@ -92,7 +93,7 @@ TEST(state_survives_execve)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		if (isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS))
+		if (isol_quiesce_on(PR_ISOL_F_QUIESCE_VMSTATS))
 			_exit(10);
 		execv(argv[0], argv);
 		_exit(11);
@@ -179,9 +180,9 @@ static int set_and_activate(unsigned long mask, bool activate)
 {
 	if (prctl(PR_ISOL_CTRL_SET, 0, 0, 0, 0))
 		return -errno;
-	if (prctl(PR_ISOL_SET, ISOL_F_QUIESCE, mask, 0, 0))
+	if (prctl(PR_ISOL_SET, PR_ISOL_F_QUIESCE, mask, 0, 0))
 		return -errno;
-	if (activate && mask && prctl(PR_ISOL_CTRL_SET, ISOL_F_QUIESCE, 0, 0, 0))
+	if (activate && mask && prctl(PR_ISOL_CTRL_SET, PR_ISOL_F_QUIESCE, 0, 0, 0))
 		return -errno;
 	return 0;
 }
@@ -219,12 +220,12 @@ TEST_F_TIMEOUT(global, repeated_set_does_not_grow, 180)
 
 	/* first SET allocates the state; warm up the slab caches too */
 	for (i = 0; i < 1000; i++)
-		ASSERT_EQ(0, isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS));
+		ASSERT_EQ(0, isol_quiesce_on(PR_ISOL_F_QUIESCE_VMSTATS));
 	slab_before = meminfo_kb("Slab");
 	ASSERT_LT(0, slab_before);
 
 	for (i = 0; i < LOOPS; i++)
-		ASSERT_EQ(0, set_and_activate((i & 1) ? 0 : ISOL_F_QUIESCE_VMSTATS,
+		ASSERT_EQ(0, set_and_activate((i & 1) ? 0 : PR_ISOL_F_QUIESCE_VMSTATS,
 					      !(i & 2)));
 	slab_after = meminfo_kb("Slab");
 	ksft_print_msg("metric: slab_kb_before=%ld\n", slab_before);
@@ -243,15 +244,100 @@ TEST_F_TIMEOUT(global, repeated_set_does_not_grow, 180)
 	}
 }
 
+/*
+ * While any task quiesces, vmstat_shepherd looks at the task running on
+ * each CPU that has dirty differentials and no vmstat_update pending,
+ * under that CPU's runqueue lock (cpu_curr_snapshot()). A quiescing task
+ * that exits must stop counting then, not when its zombie is reaped.
+ * This task dirties its CPU's differentials every DIRTY_PERIOD_SEC (one
+ * new page) and sleeps: each time, vmstat_update has gone idle, so a scan
+ * of the shepherd meets the CPU as described.
+ */
+#define ZOMBIE_PHASE_SEC	7
+#define DIRTY_PERIOD_SEC	2.5
+#define SNAPSHOT_FN		"cpu_curr_snapshot"
+
+/* cpu_curr_snapshot() calls during one phase of dirtying; -1 on error. */
+static int snapshots_while_dirtying(char *pages, int *page)
+{
+	double end = now_sec() + ZOMBIE_PHASE_SEC;
+	int n;
+
+	if (trace_function_start(SNAPSHOT_FN))
+		return -1;
+	while (now_sec() < end) {
+		pages[(*page)++ * 4096] = 1;
+		usleep(DIRTY_PERIOD_SEC * 1e6);
+	}
+	write_file(TRACEFS "/tracing_on", "0");
+	n = trace_count_pid(SNAPSHOT_FN, 0);
+	trace_function_off();
+	return n;
+}
+
+TEST_F_TIMEOUT(global, exited_quiescing_task_not_counted, 120)
+{
+	char saved[32] = "", *pages;
+	int live, zombie, page = 0, status, go[2];
+	pid_t pid;
+
+	if (!isol_built_in())
+		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
+	if (access(TRACEFS "/set_ftrace_filter", W_OK))
+		SKIP(return, "no function tracer (the debug variants have it)");
+	pages = mmap(NULL, 64 * 4096, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, pages);
+	ASSERT_EQ(0, pin_to_cpu(0));
+	ASSERT_EQ(0, pipe(go));
+	read_file("/proc/sys/vm/stat_interval", saved, sizeof(saved));
+	ASSERT_EQ(0, write_file("/proc/sys/vm/stat_interval", "1"));
+
+	/* a quiescing child that sleeps until told to exit */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		char c;
+
+		close(go[1]);
+		if (isol_quiesce_on(PR_ISOL_F_QUIESCE_VMSTATS))
+			_exit(10);
+		_exit(read(go[0], &c, 1) == 1 ? 0 : 11);
+	}
+	close(go[0]);
+
+	live = snapshots_while_dirtying(pages, &page);
+	/* exits now; not reaped until the second phase is over */
+	ASSERT_EQ(1, write(go[1], "x", 1));
+	close(go[1]);
+	usleep(200000);
+	zombie = snapshots_while_dirtying(pages, &page);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	if (saved[0])
+		write_file("/proc/sys/vm/stat_interval", saved);
+
+	ksft_print_msg("metric: shepherd_snapshots_live_quiescing=%d\n", live);
+	ksft_print_msg("metric: shepherd_snapshots_zombie=%d\n", zombie);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		TH_LOG("the quiescing child failed (status 0x%x)", status);
+	}
+	ASSERT_LE(0, live);
+	ASSERT_LE(0, zombie);
+	ASSERT_LT(0, live) {
+		TH_LOG("inconclusive: no look at a running task while one quiesced");
+	}
+	EXPECT_EQ(0, zombie);
+}
+
 int main(int argc, char **argv)
 {
 	int n;
 
 	if (argc == 2 && !strcmp(argv[1], EXEC_CHECK_ARG)) {
-		if (isol_prctl(PR_ISOL_GET, ISOL_F_QUIESCE, 0, 0, 0) !=
-		    (long)ISOL_F_QUIESCE_VMSTATS)
+		if (isol_prctl(PR_ISOL_GET, PR_ISOL_F_QUIESCE, 0, 0, 0) !=
+		    (long)PR_ISOL_F_QUIESCE_VMSTATS)
 			return 20;
-		if (isol_prctl(PR_ISOL_CTRL_GET, 0, 0, 0, 0) != (long)ISOL_F_QUIESCE)
+		if (isol_prctl(PR_ISOL_CTRL_GET, 0, 0, 0, 0) != (long)PR_ISOL_F_QUIESCE)
 			return 21;
 		/*
 		 * The settings are not the work: the hook runs only while the

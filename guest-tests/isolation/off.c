@@ -16,9 +16,9 @@ static const long cmds[] = {
 
 static const unsigned long args[][4] = {
 	{ 0, 0, 0, 0 },
-	{ ISOL_F_QUIESCE, 0, 0, 0 },
-	{ ISOL_F_QUIESCE, ISOL_F_QUIESCE_VMSTATS, 0, 0 },
-	{ ISOL_F_QUIESCE, PR_ISOL_QUIESCE_GET_DEFAULT, 0, 0 },
+	{ PR_ISOL_F_QUIESCE, 0, 0, 0 },
+	{ PR_ISOL_F_QUIESCE, PR_ISOL_F_QUIESCE_VMSTATS, 0, 0 },
+	{ PR_ISOL_F_QUIESCE, PR_ISOL_QUIESCE_GET_DEFAULT, 0, 0 },
 	{ 2, 0, 0, 0 },
 	{ ~0UL, ~0UL, ~0UL, ~0UL },
 };

@@ -51,7 +51,7 @@ static void *worker_fn(void *arg)
 	}
 	if (pin_to_cpu(w->cpu))
 		worker_error("sched_setaffinity");
-	if (isol && isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS))
+	if (isol && isol_quiesce_on(PR_ISOL_F_QUIESCE_VMSTATS))
 		worker_error("PR_ISOL_SET/CTRL_SET");
 	__sync_fetch_and_add(&started, 1);
 	while (!stop) {
@@ -61,7 +61,7 @@ static void *worker_fn(void *arg)
 		if (munlock(page, 4096))
 			worker_error("munlock");
 		if (isol && !(++i & 63) &&
-		    prctl(PR_ISOL_CTRL_SET, (i & 64) ? 0 : ISOL_F_QUIESCE, 0, 0, 0))
+		    prctl(PR_ISOL_CTRL_SET, (i & 64) ? 0 : PR_ISOL_F_QUIESCE, 0, 0, 0))
 			worker_error("PR_ISOL_CTRL_SET");
 		for (volatile int spin = 0; spin < 20000; spin++)
 			;

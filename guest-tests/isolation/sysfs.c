@@ -3,7 +3,7 @@
  * /sys/kernel/task_isolation/.  available_quiesce lists "vmstat";
  * default_quiesce starts as the first version's action set (vmstat),
  * round-trips, an empty write clears it, an unknown name is
- * EINVAL, a non-root write is EACCES; PR_ISOL_FEAT(ISOL_F_QUIESCE,
+ * EINVAL, a non-root write is EACCES; PR_ISOL_FEAT(PR_ISOL_F_QUIESCE,
  * PR_ISOL_QUIESCE_GET_DEFAULT) follows it.
  */
 #include "isol_common.h"
@@ -16,7 +16,7 @@
 
 static long defmask(void)
 {
-	return isol_prctl(PR_ISOL_FEAT, ISOL_F_QUIESCE, PR_ISOL_QUIESCE_GET_DEFAULT, 0, 0);
+	return isol_prctl(PR_ISOL_FEAT, PR_ISOL_F_QUIESCE, PR_ISOL_QUIESCE_GET_DEFAULT, 0, 0);
 }
 
 FIXTURE(defq) {

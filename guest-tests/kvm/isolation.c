@@ -94,7 +94,7 @@ static void vcpu_child(struct shared *s, int cpu, pid_t parent)
 	 */
 	for (long off = 0; off < vm.run_size; off += 4096)
 		s->io_byte = ((volatile uint8_t *)vm.run)[off];
-	ret = isol_quiesce_on(ISOL_F_QUIESCE_VMSTATS);
+	ret = isol_quiesce_on(PR_ISOL_F_QUIESCE_VMSTATS);
 	if (ret)
 		child_fail(s, STEP_QUIESCE, -ret);
 	s->stage = 1;
