@@ -971,8 +971,9 @@ def _assemble(ps, variant, log_path, plan=None):
         seen[t['id']] = n
         if n > 1:
             t['id'] = '%s#%d' % (t['id'], n)
+    mark_benchmarks(tests, plan)
 
-    counts = {k: 0 for k in ('pass', 'fail', 'skip', 'error')}
+    counts = {k: 0 for k in ('pass', 'fail', 'skip', 'error', 'bench')}
     for t in tests:
         counts[t['status']] += 1
     counts['total'] = len(tests)
@@ -1095,6 +1096,22 @@ def _assemble(ps, variant, log_path, plan=None):
         'suites': suites,
         'harness': {k: v for k, v in h.items() if k != 'start'},
     }
+
+
+def mark_benchmarks(tests, plan):
+    """A test the plan's suites declare a benchmark (suite.conf's
+    `benchmarks`, test-id globs) that passed is 'bench': it ran to the
+    end and measured, but checked nothing, so it is no pass. A benchmark
+    that failed, skipped or has no result stays that, as any test. Without
+    a plan nothing is declared."""
+    globs = [g for sp in (plan or {}).get('suites', [])
+             for g in sp.get('benchmarks', [])]
+    for t in tests:
+        if t['status'] == 'pass' and any(
+                testsel.matches(g, t['suite'], t['program'],
+                                testsel.test_part(t['name']))
+                for g in globs):
+            t['status'] = 'bench'
 
 
 def _check_plan(plan, ps, suites, tests, reasons, where):
@@ -1356,9 +1373,12 @@ def summary_line(res):
                                     res['exit_class_name']),
              'boot %ss' % boot if boot is not None else
              'not booted' if res.get('booted') is False else 'no READY',
-             '%d passed%s, %d failed, %d skipped, %d errors' % (
+             '%d passed%s, %d failed, %d skipped, %d errors%s' % (
                  c['pass'], ' (%d flaky)' % c['flaky'] if c.get('flaky')
-                 else '', c['fail'], c['skip'], c['error'])]
+                 else '', c['fail'], c['skip'], c['error'],
+                 ', %d benchmark%s ran' % (c['bench'], '' if c['bench'] == 1
+                                           else 's')
+                 if c.get('bench') else '')]
     kinds = list(dict.fromkeys(p['kind'] for p in res['kernel_problems']))
     parts.append('kernel problems: %d%s' % (
         res['kernel_problems_total'],
@@ -1394,10 +1414,18 @@ def junit_tree(res):
             classname, cname, status, msg, text, t = case[:6]
             tc = ET.SubElement(ts, 'testcase', classname=_x(classname),
                                name=_x(cname), time=t)
+            if status == 'bench':
+                # JUnit has no outcome for a measurement: a testcase that
+                # did not fail, named a benchmark (and not counted as
+                # passed in our own counts); its output holds the metrics
+                props = ET.SubElement(tc, 'properties')
+                ET.SubElement(props, 'property', name='kind',
+                              value='benchmark')
             # a first run's failure before a second run (Maven Surefire's
             # rerun elements: flakyFailure when the rerun passed)
             for f in (case[6] if len(case) > 6 else None) or []:
-                e = ET.SubElement(tc, 'flakyFailure' if status == 'pass'
+                e = ET.SubElement(tc, 'flakyFailure'
+                                  if status in ('pass', 'bench')
                                   else 'rerunFailure',
                                   message=_x('%s: %s' % (f['name'],
                                                          f['note'] or
@@ -1415,7 +1443,7 @@ def junit_tree(res):
             elif status == 'skip':
                 n['skipped'] += 1
                 ET.SubElement(tc, 'skipped', message=_x(msg))
-            if status == 'pass' and text:
+            if status in ('pass', 'bench') and text:
                 so = ET.SubElement(tc, 'system-out')
                 so.text = _x(text)
         for k, v in n.items():
@@ -1472,15 +1500,22 @@ def junit_tree(res):
     return ET.ElementTree(root)
 
 
-def suite_ktap(suite):
+def suite_ktap(suite, benchmarks=None):
     """A suite as one KTAP document: each program is a subtest holding its
-    own output (markers and interleaved kernel lines stripped)."""
+    own output (markers and interleaved kernel lines stripped).
+    BENCHMARKS: program name -> the names of its tests that ran as
+    benchmarks, said on a diagnostic line (KTAP has no directive for a
+    measurement: their own lines still read "ok")."""
     out = ['KTAP version 1', '# suite: %s' % suite['name'],
            '1..%d' % len(suite['programs'])]
     for i, p in enumerate(suite['programs'], 1):
         out.append('# program: %s/%s rc=%s' % (suite['name'], p['name'],
                                               p['rc']))
         out.extend('    ' + ln if ln else '' for ln in p['ktap'])
+        names = (benchmarks or {}).get(p['name'])
+        if names:
+            out.append('# benchmarks (ran; not counted as passed): %s'
+                       % ', '.join(names))
         if not p['complete']:
             res = 'not ok %d %s # program did not finish' % (i, p['name'])
         elif p['rc'] in (0,) and (p['plan'] is None
@@ -1512,10 +1547,15 @@ def write_results(res, outdir):
     for s in res['suites']:
         m = merged.setdefault(s['name'], {'name': s['name'], 'programs': []})
         m['programs'].extend(s['programs'])
+    bench = {}
+    for t in res['tests']:
+        if t['status'] == 'bench':
+            bench.setdefault(t['suite'], {}).setdefault(
+                t['program'], []).append(t['name'])
     for s in merged.values():
         with open(os.path.join(outdir, safe_name(s['name']) + '.ktap'), 'w',
                   encoding='utf-8') as f:
-            f.write(suite_ktap(s))
+            f.write(suite_ktap(s, bench.get(s['name'])))
 
 
 def read_plan(path):

@@ -8,10 +8,11 @@ directory with one per variant. Prints, per variant, every skip reason with
 its count, most frequent first, and the tests behind each (`make skips
 VARIANT=x`). summary.json carries the same counts (skip_reasons).
 
-A test is LOST when it passed in the run it is compared against (`make
-compare A=... B=...`) or on pristine (summarize), and now skipped or did not
-run at all: a test that stops testing is a regression as much as one that
-fails, unless configs/accepted-skips.txt names it. Each line there is
+A test is LOST when it passed (a benchmark: ran, status bench) in the run
+it is compared against (`make compare A=... B=...`) or on pristine
+(summarize), and now skipped or did not run at all: a test that stops
+testing is a regression as much as one that fails, unless
+configs/accepted-skips.txt names it. Each line there is
     GLOB  why this test may stop running or skip
 GLOB matches a test id (suite/program/test; fnmatch, '*' crosses '/'); the
 reason is required. An accepted test is still listed, with its reason.
@@ -115,13 +116,13 @@ def planned_in(res):
 
 
 def lost(before, now, scope=None):
-    """[(id, 'skip' or None)] for the tests that passed in BEFORE (result
-    dicts) and are skipped or absent in NOW. A test is the same test by its
-    id, else by its key (scripts/ktap.py: kselftest names can carry a
-    pid). Absence counts only inside SCOPE (a function of the id; None:
-    everywhere), and not below a result of NOW that failed: a program or
-    kselftest that failed has lost the rest to that failure, which is a
-    failure already."""
+    """[(id, 'skip' or None)] for the tests that passed (or, benchmarks,
+    ran) in BEFORE (result dicts) and are skipped or absent in NOW. A test
+    is the same test by its id, else by its key (scripts/ktap.py:
+    kselftest names can carry a pid). Absence counts only inside SCOPE (a
+    function of the id; None: everywhere), and not below a result of NOW
+    that failed: a program or kselftest that failed has lost the rest to
+    that failure, which is a failure already."""
     have = {t['id']: t['status'] for t in now}
     # by key (a position) only a test NOW has under a new name, in the
     # same place: positions shift when tests are skipped or selected
@@ -132,7 +133,7 @@ def lost(before, now, scope=None):
                                                                'error')]
     out = []
     for t in before:
-        if t['status'] != 'pass':
+        if t['status'] not in ('pass', 'bench'):
             continue
         s = have.get(t['id'])
         if s is None and t.get('key'):

@@ -27,6 +27,7 @@ import os
 import re
 
 from entry import Fail
+import testsel
 
 TOP = os.environ.get('TOP') or os.path.dirname(
     os.path.dirname(os.path.abspath(__file__)))
@@ -136,6 +137,19 @@ def _targets(text):
     return list(dict.fromkeys(words))
 
 
+def _test_globs(text):
+    """Globs over a suite's test ids without the suite part,
+    program[/test] (TESTS's characters and components, scripts/testsel.py)."""
+    globs = text.split()
+    for g in globs:
+        if not testsel.GLOB_RE.fullmatch(g) or g.startswith('/') or \
+                '//' in g or g.endswith('/'):
+            raise ValueError("expected globs program[/test] over the "
+                             "suite's test ids (as TESTS writes them, "
+                             "without the suite), not %r" % g)
+    return globs
+
+
 def _yes_no(text):
     if text not in ('yes', 'no'):
         raise ValueError('expected yes or no, not %r' % text)
@@ -208,6 +222,10 @@ SUITE_PARAMS = {
                   'per target of the variant\'s #@ kselftests '
                   '(scripts/kselftest-suite); timeout is added to their '
                   'measured budget'),
+    'benchmarks': (_test_globs, '', 'tests that only measure (# metric: '
+                   'lines, no assertion), globs program[/test] (* the whole '
+                   'suite): one that ran to the end is bench in the results, '
+                   'not a pass; failed, crashed or missing, as any test'),
 }
 
 NAME_RE = re.compile(r'[a-z0-9][a-z0-9_-]*')

@@ -206,7 +206,7 @@ EOF
     parse warning.log
     eq "$status" 3
     eq "$(kinds)" warning
-    eq "$(j "r['counts']")" '{"pass": 3, "fail": 0, "skip": 1, "error": 0, "total": 4, "flaky": 0}'
+    eq "$(j "r['counts']")" '{"pass": 3, "fail": 0, "skip": 1, "error": 0, "bench": 0, "total": 4, "flaky": 0}'
     eq "$(j "r['kernel_problems'][0]['first_line']")" \
         "WARNING: CPU: 1 PID: 50 at drivers/misc/lkdtm/bugs.c:112 lkdtm_WARNING+0xc/0xf"
     eq "$(j "r['kernel_problems'][0]['during']")" lkdtm/trigger
@@ -326,7 +326,7 @@ EOF
 @test "kernel text interleaved in the middle of @@@ marker lines: markers still parsed" {
     parse interleaved.log
     eq "$status" 0
-    eq "$(j "r['counts']")" '{"pass": 16, "fail": 0, "skip": 8, "error": 0, "total": 24, "flaky": 0}'
+    eq "$(j "r['counts']")" '{"pass": 16, "fail": 0, "skip": 8, "error": 0, "bench": 0, "total": 24, "flaky": 0}'
     eq "$(j "len(r['suites'])")" 8
     eq "$(j "all(s['complete'] and s['rc'] == 0 for s in r['suites'])")" true
     eq "$(j "all(p['complete'] and p['rc'] == 0 for s in r['suites'] for p in s['programs'])")" true
@@ -609,7 +609,7 @@ reasons() { # the reasons of class N, one per line
     eq "$status" 0
     eq "$(j "r['plan']['suites'][1]['programs']")" '["abi", "cost", "effect", "lifetime", "off", "sample", "stress", "sysfs"]'
     eq "$(j "r['plan']['unplanned']")" '[]'
-    eq "$(j "r['counts']")" '{"pass": 28, "fail": 0, "skip": 4, "error": 0, "total": 32, "flaky": 0}'
+    eq "$(j "r['counts']")" '{"pass": 28, "fail": 0, "skip": 4, "error": 0, "bench": 0, "total": 32, "flaky": 0}'
 }
 
 @test "plan: a program that exited 0 without printing a result is class 2 naming it (kunit.py: 0 tests run)" {
@@ -662,7 +662,7 @@ json.dump(p, open(sys.argv[2], "w"))' "$LOGS/isolated.plan.json" "$BATS_TEST_TMP
 @test "plan: a kselftest test that never printed, at the top or nested, is class 2 naming what is missing" {
     parse default-kselftest-prctl.log
     eq "$status" 0
-    eq "$(j "r['counts']")" '{"pass": 3, "fail": 0, "skip": 2, "error": 0, "total": 5, "flaky": 0}'
+    eq "$(j "r['counts']")" '{"pass": 3, "fail": 0, "skip": 2, "error": 0, "bench": 0, "total": 5, "flaky": 0}'
     edit default-kselftest-prctl.log '/^ok 1 selftests: prctl: disable-tsc-test/d'
     reparse
     eq "$status" 2
