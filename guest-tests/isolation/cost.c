@@ -8,7 +8,8 @@
  * activated quiescing (the positive control) and one that activated and
  * deactivated it again.  Only the active task may reach the hook.
  *
- * getppid_cost: a benchmark, not a timed assertion.  ns per getppid() for
+ * getppid_cost: a benchmark, not a timed assertion (suite.conf declares it:
+ * its result is "bench", never a pass).  ns per getppid() for
  * the same three kinds of task, each measured several times in turn on one
  * CPU in this boot; prints the minimum and the median per kind and the
  * ratios of the minima to the task that never used the interface (under

@@ -21,9 +21,10 @@
  * with its spread ((max - min) / median, in per cent) and the UMCG/futex
  * and UMCG/pipe ratios: the median of the per-repetition ratios, with
  * their smallest and largest.  A benchmark: it asserts nothing about
- * speed.  It passes when every measurement ran to the end; a UMCG
- * measurement that failed (registration, a switch, a worker that did not
- * do all its round trips) fails the test instead of printing a ratio.
+ * speed, and suite.conf declares it one, so when every measurement ran to
+ * the end its result is "bench", not a pass; a UMCG measurement that
+ * failed (registration, a switch, a worker that did not do all its round
+ * trips) fails the test instead of printing a ratio.
  * UMCG_BENCH_ITERS sets the round trips per measurement (default 5000,
  * rounded down to a multiple of the number of workers).
  * UMCG_BENCH_INJECT=umcg|pipe makes worker 0 of that mechanism leave after

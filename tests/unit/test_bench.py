@@ -340,6 +340,15 @@ class Declaration(unittest.TestCase):
                 self.suite_conf('benchmarks = %s\n' % bad)
             self.assertIn('benchmarks', str(e.exception))
 
+    def test_the_project_declares_its_benchmarks(self):
+        variants._suite_cache.clear()
+        self.assertEqual(['cost/cost.getppid_cost'],
+                         variants.suite_conf('isolation')['benchmarks'])
+        # bench_errors asserts (a broken measurement must end the run): a
+        # test, not a benchmark
+        self.assertEqual(['switch_bench'],
+                         variants.suite_conf('umcg-bench')['benchmarks'])
+
     def test_variant_json_has_them_as_test_ids_and_a_typo_is_an_error(self):
         da = script('describe-artifacts')
         progs = ['cost', 'effect']
