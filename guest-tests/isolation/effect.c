@@ -36,7 +36,7 @@
  */
 #define RUN_SECONDS	8.0
 #define LONG_CALL_SEC	0.4	/* returns between any two scans */
-#define BOUND_CALL_SEC	3.0	/* stays in the kernel over two scans */
+#define BOUND_CALL_SEC	4.0	/* in the kernel over three scans */
 #define LOOP_PAGES	1024	/* one new page per call */
 #define HOT_CHUNK	(2UL << 20)	/* 1000 of them stay under MAX_RW_COUNT */
 #define MAX_CHUNKS	1000
@@ -362,8 +362,9 @@ TEST_F_TIMEOUT(effect, housekeeping_cpu_vmstat_update, 180)
 }
 
 /*
- * The skip is bounded: a quiescing task that stays in the kernel over two
- * scans does not fold, and the second scan queues vmstat_update.
+ * The skip is bounded: a quiescing task that stays in the kernel does not
+ * fold, and a scan after at most two skips queues vmstat_update (two only
+ * if the task returned just as the shepherd looked).
  */
 TEST_F_TIMEOUT(effect, housekeeping_cpu_long_syscall_not_skipped, 120)
 {
@@ -382,8 +383,8 @@ TEST_F_TIMEOUT(effect, housekeeping_cpu_long_syscall_not_skipped, 120)
 	ksft_print_msg("metric: housekeeping_cpu=%d\n", cpu);
 	ksft_print_msg("metric: bound_syscall_ms=%d\n", ms);
 	ksft_print_msg("metric: bound_vmstat_update_quiesced=%d\n", q.exec);
-	ASSERT_LT(2200, ms) {
-		TH_LOG("inconclusive: the call took %d ms, not over two 1 s intervals",
+	ASSERT_LT(3200, ms) {
+		TH_LOG("inconclusive: the call took %d ms, not over three 1 s intervals",
 		       ms);
 	}
 	EXPECT_LE(1, q.exec);
