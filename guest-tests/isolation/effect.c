@@ -326,6 +326,24 @@ FIXTURE_TEARDOWN(effect)
 	trace_off();
 }
 
+/*
+ * An isolated CPU for the measured task and a housekeeping one for the
+ * parent (pinned there), with the workqueue and sched trace events.
+ */
+#define ISOLATED_SETUP(iso, cpu, hk) do {					\
+	if (!isol_built_in())							\
+		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");	\
+	if (!(iso))								\
+		SKIP(return, "no isolcpus=/nohz_full= on /proc/cmdline");	\
+	if (!trace_kworker_events())						\
+		SKIP(return, "no workqueue/sched trace events in " TRACEFS);	\
+	cpu = pick_isolated_cpu(iso);						\
+	hk = pick_housekeeping_cpu(iso, false);					\
+	if (cpu < 0 || hk < 0)							\
+		SKIP(return, "isolated CPU not online or no housekeeping CPU");	\
+	ASSERT_EQ(0, pin_to_cpu(hk));						\
+} while (0)
+
 /* Two housekeeping CPUs, the parent pinned to one, vm.stat_interval=1 */
 #define HOUSEKEEPING_SETUP(cpu, saved) do {					\
 	unsigned long iso = isolated_cpus();					\
@@ -489,17 +507,7 @@ TEST_F_TIMEOUT(effect, isolated_cpu_stat_refresh, 120)
 	double msb = 0, msq = 0;
 	struct kworker_irqs base, q;
 
-	if (!isol_built_in())
-		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
-	if (!iso)
-		SKIP(return, "no isolcpus=/nohz_full= on /proc/cmdline");
-	if (!trace_kworker_events())
-		SKIP(return, "no workqueue/sched trace events in " TRACEFS);
-	cpu = pick_isolated_cpu(iso);
-	hk = pick_housekeeping_cpu(iso, false);
-	if (cpu < 0 || hk < 0)
-		SKIP(return, "isolated CPU not online or no housekeeping CPU");
-	ASSERT_EQ(0, pin_to_cpu(hk));
+	ISOLATED_SETUP(iso, cpu, hk);
 
 	ASSERT_EQ(0, refresh_phase(_metadata, cpu, false, &rb, &msb, &base));
 	ASSERT_EQ(0, refresh_phase(_metadata, cpu, true, &rq, &msq, &q));
@@ -738,17 +746,7 @@ TEST_F_TIMEOUT(effect, isolated_cpu_faults_only_nr_mlock_visible, 120)
 	struct fault_result base, q;
 	int cpu, hk;
 
-	if (!isol_built_in())
-		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
-	if (!iso)
-		SKIP(return, "no isolcpus=/nohz_full= on /proc/cmdline");
-	if (!trace_kworker_events())
-		SKIP(return, "no workqueue/sched trace events in " TRACEFS);
-	cpu = pick_isolated_cpu(iso);
-	hk = pick_housekeeping_cpu(iso, false);
-	if (cpu < 0 || hk < 0)
-		SKIP(return, "isolated CPU not online or no housekeeping CPU");
-	ASSERT_EQ(0, pin_to_cpu(hk));
+	ISOLATED_SETUP(iso, cpu, hk);
 
 	ASSERT_EQ(0, fault_phase(_metadata, cpu, -1, false, &base));
 	ASSERT_EQ(0, fault_phase(_metadata, cpu, -1, true, &q));
@@ -847,19 +845,9 @@ TEST_F_TIMEOUT(effect, isolated_cpu_lru_batches_not_quiesced, 120)
 	int cpu, hk, drains, vmstat, all, ret;
 	pid_t pid;
 
-	if (!isol_built_in())
-		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
-	if (!iso)
-		SKIP(return, "no isolcpus=/nohz_full= on /proc/cmdline");
-	if (!trace_kworker_events())
-		SKIP(return, "no workqueue/sched trace events in " TRACEFS);
 	if (access("/proc/sys/vm/compact_memory", W_OK))
 		SKIP(return, "no /proc/sys/vm/compact_memory (CONFIG_COMPACTION)");
-	cpu = pick_isolated_cpu(iso);
-	hk = pick_housekeeping_cpu(iso, false);
-	if (cpu < 0 || hk < 0)
-		SKIP(return, "isolated CPU not online or no housekeeping CPU");
-	ASSERT_EQ(0, pin_to_cpu(hk));
+	ISOLATED_SETUP(iso, cpu, hk);
 	c = ctl_map();
 	ASSERT_NE(NULL, c);
 	ASSERT_EQ(0, trace_vmstat_start());
