@@ -80,6 +80,21 @@ static void wait_stage(struct ctl *c, int stage, bool spin)
 	}
 }
 
+/*
+ * A measured child's start: activate quiescing if @quiesce (error 3 to the
+ * parent if that fails), tell the parent (stage 1) and spin until its go
+ * (stage 2).
+ */
+static void child_activate_and_wait(struct ctl *c, bool quiesce)
+{
+	if (quiesce && isol_quiesce_on(PR_ISOL_F_QUIESCE_VMSTATS)) {
+		c->err = 3;
+		_exit(1);
+	}
+	c->stage = 1;
+	wait_stage(c, 2, true);
+}
+
 /* Spin (no system call) until *@v reaches @val or the peer failed. */
 static void wait_val(struct ctl *c, volatile int *v, int val)
 {
@@ -231,12 +246,7 @@ static void loop_child(struct ctl *c, int cpu, bool quiesce, double call,
 		c->err = 2;
 		_exit(1);
 	}
-	if (quiesce && isol_quiesce_on(PR_ISOL_F_QUIESCE_VMSTATS)) {
-		c->err = 3;
-		_exit(1);
-	}
-	c->stage = 1;
-	wait_stage(c, 2, true);
+	child_activate_and_wait(c, quiesce);
 
 	start = now_sec();
 	end = start + run;
@@ -661,12 +671,7 @@ static void fault_child(struct ctl *c, int cpu, int to, bool quiesce)
 			_exit(1);
 		}
 	}
-	if (quiesce && isol_quiesce_on(PR_ISOL_F_QUIESCE_VMSTATS)) {
-		c->err = 3;
-		_exit(1);
-	}
-	c->stage = 1;
-	wait_stage(c, 2, true);
+	child_activate_and_wait(c, quiesce);
 	for (i = 0; i < (int)ACC_PAGES; i++)
 		buf[i * PAGE] = 1;
 	c->stage = 3;
@@ -1270,12 +1275,7 @@ static void remote_child(struct ctl *c, int cpu, int node, bool quiesce,
 		_exit(1);
 	}
 	buf = child_map_on_node(c, pages, node);
-	if (quiesce && isol_quiesce_on(PR_ISOL_F_QUIESCE_VMSTATS)) {
-		c->err = 3;
-		_exit(1);
-	}
-	c->stage = 1;
-	wait_stage(c, 2, true);
+	child_activate_and_wait(c, quiesce);
 	if (refill) {
 		for (i = 0; i < pages; i++) {
 			if (read(fd, buf + i * PAGE, 1) != 1) {
