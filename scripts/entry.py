@@ -7,12 +7,16 @@ infrastructure error (2) with a message instead. Expected problems (bad
 input, a missing file) are raised as Fail and printed without a traceback.
 """
 
+import os
 import sys
 import traceback
 
-
-class Fail(Exception):
-    """A problem the user can fix: printed as 'PROG: error: MESSAGE', exit 2."""
+# The pipeline package is in the checkout's top directory, one up from
+# scripts/ (in the container too: the checkout is mounted at its own
+# path). Every entry point imports this module before the package.
+sys.path.insert(1, os.path.dirname(os.path.dirname(
+    os.path.realpath(__file__))))
+from pipeline import Fail  # noqa: E402,F401 - scripts raise entry.Fail
 
 
 def run(main, prog):

@@ -27,7 +27,7 @@ from collections import Counter
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 sys.dont_write_bytecode = True
 import entry  # noqa: E402
-import testsel  # noqa: E402
+from pipeline import testsel  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 ACCEPTED = os.path.join(os.environ.get('CONFIGS', os.path.join(TOP, 'configs')),
@@ -118,7 +118,7 @@ def planned_in(res):
 def lost(before, now, scope=None):
     """[(id, 'skip' or None)] for the tests that passed (or, benchmarks,
     ran) in BEFORE (result dicts) and are skipped or absent in NOW. A test
-    is the same test by its id, else by its key (scripts/ktap.py:
+    is the same test by its id, else by its key (pipeline/ktap.py:
     kselftest names can carry a pid). Absence counts only inside SCOPE (a
     function of the id; None: everywhere), and not below a result of NOW
     that failed: a program or kselftest that failed has lost the rest to

@@ -27,7 +27,7 @@ import os
 import re
 
 from entry import Fail
-import testsel
+from pipeline import testsel
 
 TOP = os.environ.get('TOP') or os.path.dirname(
     os.path.dirname(os.path.abspath(__file__)))
@@ -139,7 +139,7 @@ def _targets(text):
 
 def _test_globs(text):
     """Globs over a suite's test ids without the suite part,
-    program[/test] (TESTS's characters and components, scripts/testsel.py)."""
+    program[/test] (TESTS's characters and components, pipeline/testsel.py)."""
     globs = text.split()
     for g in globs:
         if not testsel.GLOB_RE.fullmatch(g) or g.startswith('/') or \

@@ -123,7 +123,7 @@ json.dump(r, open(d + "/" + v + "/results.json", "w"))' "$1" "$2" "$3" "$4"
 	run "$TOP/scripts/compare" --variants default "$A" "$B"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"   LOST         a/b/c: pass -> -"* ]]
-	# kselftest names can carry a pid: the key (scripts/ktap.py) decides
+	# kselftest names can carry a pid: the key (pipeline/ktap.py) decides
 	python3 -c 'import json, sys
 for d, name in ((sys.argv[1], "[41] Result matches"), (sys.argv[2], "[97] Result matches")):
     json.dump({"variant": "default", "exit_class": 0, "exit_class_name": "c0", "kernel_problems": [],

@@ -29,7 +29,7 @@ boot() {
 	shift 4
 	start=$SECONDS
 	run "$TOP/expect-scripts/boot-and-test.exp" "$@" "$log" fakevariant "$bt" "$silence" "$suites" \
-		"$TOP/scripts/failure-patterns.txt" -- "$TOP/tests/fakes/qemu-system-x86_64" \
+		"$TOP/pipeline/results/failure-patterns.txt" -- "$TOP/tests/fakes/qemu-system-x86_64" \
 		-kernel "$k" -initrd "$i" -append "console=ttyS0 fake=$scenario"
 	took=$((SECONDS - start))
 	harness=$status
@@ -119,7 +119,7 @@ no_fake_left() {
 
 @test "harness: SIGTERM to the harness is INTERRUPTED, class 2, and QEMU is gone" {
 	"$TOP/expect-scripts/boot-and-test.exp" "$log" fakevariant 5 30 "smoke:30" \
-		"$TOP/scripts/failure-patterns.txt" -- "$TOP/tests/fakes/qemu-system-x86_64" \
+		"$TOP/pipeline/results/failure-patterns.txt" -- "$TOP/tests/fakes/qemu-system-x86_64" \
 		-kernel "$k" -initrd "$i" -append "fake=silent" &
 	pid=$!
 	for _ in $(seq 50); do
@@ -156,10 +156,10 @@ no_fake_left() {
 	run "$TOP/expect-scripts/boot-and-test.exp" "$log" v 5
 	[ "$status" -eq 2 ]
 	[[ "$output" == *usage:* ]]
-	run "$TOP/expect-scripts/boot-and-test.exp" "$log" v soon 5 "" "$TOP/scripts/failure-patterns.txt" -- true
+	run "$TOP/expect-scripts/boot-and-test.exp" "$log" v soon 5 "" "$TOP/pipeline/results/failure-patterns.txt" -- true
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"BOOT_TIMEOUT must be a positive number"* ]]
-	run "$TOP/expect-scripts/boot-and-test.exp" --bogus 1 "$log" v 5 5 "" "$TOP/scripts/failure-patterns.txt" -- true
+	run "$TOP/expect-scripts/boot-and-test.exp" --bogus 1 "$log" v 5 5 "" "$TOP/pipeline/results/failure-patterns.txt" -- true
 	[ "$status" -eq 2 ]
 	[ ! -e "$log" ]
 }

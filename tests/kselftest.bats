@@ -114,8 +114,8 @@ SH
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"nothing in kselftest matches"* ]]
 	# the host's rules agree
-	run python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import testsel
-print(testsel.selects(["kselftest/alpha/t*"], "kselftest", "alpha", "two"), testsel.selects(["kselftest/alpha/t*"], "kselftest", "alpha", "one"))' "$TOP/scripts"
+	run python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); from pipeline import testsel
+print(testsel.selects(["kselftest/alpha/t*"], "kselftest", "alpha", "two"), testsel.selects(["kselftest/alpha/t*"], "kselftest", "alpha", "one"))' "$TOP"
 	[ "$output" = "True False" ]
 }
 
@@ -141,9 +141,9 @@ ksft_log() { # TARGET KTAP-FILE RC
 	[ "$(jq -r '.tests[] | select(.id == "kselftest/clone3/clone3_cap_checkpoint_restore/global.clone3_cap_checkpoint_restore") | .status' "$r")" = fail ]
 	[ "$(jq -r '[.tests[] | select(.status == "skip")][0].skip_reason' "$r")" = "New time NS" ]
 	# leaves only: counts are tests, not programs
-	[ "$(jq -c '.counts | [.pass, .fail, .skip]' "$r")" = "$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import ktap
+	[ "$(jq -c '.counts | [.pass, .fail, .skip]' "$r")" = "$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); from pipeline import ktap
 c = ktap.counts(ktap.flatten(ktap.parse(open(sys.argv[2]).read())))
-print("[%d,%d,%d]" % (c["pass"], c["fail"], c["skip"]))' "$TOP/scripts" "$TOP/tests/ktap/noopts-clone3.ktap")" ]
+print("[%d,%d,%d]" % (c["pass"], c["fail"], c["skip"]))' "$TOP" "$TOP/tests/ktap/noopts-clone3.ktap")" ]
 	[ "$(jq -r '.tests[0].key' "$r")" != null ]
 	# failing lines in the test's excerpt
 	jq -r '.tests[] | select(.id == "kselftest/clone3/clone3/clone3() in a new PID_NS") | .excerpt' "$r" |
@@ -571,8 +571,8 @@ JSON
 	[ "${lines[0]}" = kselftest ]
 	[ "${lines[1]}" = "kselftest/futex/run.sh kselftest/mm/cow" ]
 	# a glob below the runner's program selects that program
-	run python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import testsel
-print(testsel.selects(["kselftest/alpha/two/sub*"], "kselftest", "alpha", "two"))' "$TOP/scripts"
+	run python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); from pipeline import testsel
+print(testsel.selects(["kselftest/alpha/two/sub*"], "kselftest", "alpha", "two"))' "$TOP"
 	[ "$output" = True ]
 	fake_ksft
 	export TESTS_DIR=$BATS_TEST_TMPDIR/tests PATH=$TOP/tests/fakes:$PATH

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# Tooling tests of scripts/parse-console, scripts/consolelog.py,
-# scripts/failure-patterns.txt and scripts/summarize.
+# Tooling tests of scripts/parse-console, pipeline/results (and its
+# failure-patterns.txt) and scripts/summarize.
 #
 # Every log under console-logs/ is genuine serial console output of a real
 # kernel booted in QEMU (console-logs/README.md says how each was made), so
@@ -11,9 +11,10 @@
 setup() {
     TESTS="$(cd "$(dirname "$BATS_TEST_FILENAME")" && pwd)"
     SCRIPTS="$TESTS/../scripts"
+    PATTERNS="$TESTS/../pipeline/results/failure-patterns.txt"
     LOGS="$TESTS/console-logs"
     OUT="$BATS_TEST_TMPDIR/out"
-    # the tests import consolelog.py too: no __pycache__ in the tree
+    # the tests import the pipeline package too: no __pycache__ in the tree
     export PYTHONDONTWRITEBYTECODE=1
 }
 
@@ -58,17 +59,17 @@ kinds() {
 
 @test "failure-patterns.txt: every regex compiles in Python re and Tcl (expect)" {
     python3 -c 'import sys; sys.path.insert(0, sys.argv[1])
-import consolelog
-p = consolelog.load_patterns()
+from pipeline import results
+p = results.load_patterns()
 assert len(p) > 40, len(p)
 kinds = {k for k, _, _ in p}
 need = {"panic", "oops", "bug", "kasan", "kfence", "ubsan", "warning",
         "lockdep", "atomic-sleep", "rcu-stall", "hung-task", "soft-lockup",
         "hard-lockup", "kmemleak", "ignore", "end"}
-assert need <= kinds, need - kinds' "$SCRIPTS"
+assert need <= kinds, need - kinds' "$TESTS/.."
     # expect reads the same file: each regex must compile in Tcl ARE too
     run tclsh <<EOF
-set f [open "$SCRIPTS/failure-patterns.txt"]
+set f [open "$PATTERNS"]
 set n 0
 foreach line [split [read \$f] "\n"] {
     if {[regexp {^\s*(#|$)} \$line]} continue
@@ -82,7 +83,7 @@ EOF
     [ "$output" -gt 40 ]
     # and Tcl finds the same kind as Python on a few real report lines
     run tclsh <<EOF
-set f [open "$SCRIPTS/failure-patterns.txt"]
+set f [open "$PATTERNS"]
 set pats {}
 foreach line [split [read \$f] "\n"] {
     if {[regexp {^\s*(#|$)} \$line]} continue
@@ -341,14 +342,14 @@ EOF
     # text landing before a user line's newline ("1..1[ 3.13] index 8 ..."
     # in ubsan.log); a program writing a partial line can be cut anywhere.
     run python3 -c 'import sys; sys.path.insert(0, sys.argv[1])
-import consolelog as c
+from pipeline import results as c
 t = ("@@@ TEST-E[    5.000001] WARNING: CPU: 0 PID: 1 at x.c:1 f+0x0/0x1\n"
      "ND s/p rc=0 uptime=5.1\n"
      "ok 1 glo[    5.000002] ---[ end trace 0000000000000000 ]---\n"
      "bal.x\n"
      "abc@@@ SUITE-END s rc=0 uptime=5.2\n")
 for r in c.split_records(t):
-    print(r)' "$SCRIPTS"
+    print(r)' "$TESTS/.."
     eq "$status" 0
     eq "${lines[0]}" "(1, 'k', '[    5.000001] WARNING: CPU: 0 PID: 1 at x.c:1 f+0x0/0x1')"
     eq "${lines[1]}" "(1, 'u', '@@@ TEST-END s/p rc=0 uptime=5.1')"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 bats_require_minimum_version 1.5.0
 # TESTS selections: the guest's run-suite (run here with sh on a suite
-# directory), the host's rules (scripts/testsel.py) that must agree with
+# directory), the host's rules (pipeline/testsel.py) that must agree with
 # it, and what `make rerun-failed` selects (scripts/select-tests failed).
 
 load helpers
@@ -24,7 +24,7 @@ ran() { # GLOB...
 		/^ok [0-9]+ / { print prog "/" $3 }' | sort
 }
 
-@test "run-suite: no TESTS runs everything; each glob selects as scripts/testsel.py says" {
+@test "run-suite: no TESTS runs everything; each glob selects as pipeline/testsel.py says" {
 	all=$(ran)
 	[ "$(wc -l <<<"$all")" = 10 ]
 	for sel in "s" "s/ksft-program" "s/ksft-*" "s/*/global.*" "s/ksft-program/fx.t*" \
@@ -34,13 +34,13 @@ ran() { # GLOB...
 		got=$(ran $sel)
 		[ -n "$got" ] || { echo "nothing ran for '$sel'"; return 1; }
 		# shellcheck disable=SC2086
-		want=$(cd "$TESTS_DIR" && all=$all python3 -c 'import os, sys; sys.path.insert(0, sys.argv[1]); import testsel
+		want=$(cd "$TESTS_DIR" && all=$all python3 -c 'import os, sys; sys.path.insert(0, sys.argv[1]); from pipeline import testsel
 globs = sys.argv[2].split()
 for i in os.environ["all"].split():
     s, p, t = i.split("/", 2)
     ok = testsel.selects(globs, s, p) if p == "plain" else testsel.selects(globs, s, p, t)
     if ok is not False:
-        print(i)' "$TOP/scripts" "$sel" | sort)
+        print(i)' "$TOP" "$sel" | sort)
 		[ "$got" = "$want" ] || { printf 'TESTS=%s\nrun-suite ran:\n%s\ntestsel says:\n%s\n' "$sel" "$got" "$want"; return 1; }
 	done
 }
@@ -102,7 +102,7 @@ for i in os.environ["all"].split():
 }
 
 @test "testsel: globs match one component at a time; ids escape to themselves" {
-	run python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import testsel as t
+	run python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); from pipeline import testsel as t
 assert t.matches("umcg", "umcg", "x", "y") is True
 assert t.matches("umcg*", "umcg-bench") is True
 assert t.matches("umcg/switch*", "umcg") is None
@@ -117,7 +117,7 @@ g = t.id_glob("s", "p", "fx.a[1]*?")
 assert g == "s/p/fx.a[[]1][*][?]", g
 assert t.matches(g, "s", "p", "fx.a[1]*?") is True
 assert t.matches(g, "s", "p", "fx.a1xy") is False
-print("ok")' "$TOP/scripts"
+print("ok")' "$TOP"
 	echo "$output"
 	[ "$output" = ok ]
 }

@@ -4,7 +4,7 @@ ran to the end is 'bench' in results.json, never counted as passed; one
 that failed, crashed or never ran is a failure or an error as any test;
 one that skipped is a skip. The declaration travels suite.conf ->
 variant.json (scripts/describe-artifacts) -> plan.json (scripts/boot-plan)
--> scripts/consolelog.py; summarize, compare, skips.py, report and
+-> pipeline/results; summarize, compare, skips.py, report and
 scripts/check read the status.
 
     python3 -m unittest discover -s tests/unit     (scripts/run-tests runs it)
@@ -26,10 +26,10 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                    '..', '..'))
 SCRIPTS = os.path.join(TOP, 'scripts')
 sys.path.insert(0, SCRIPTS)
-import consolelog  # noqa: E402
-import entry  # noqa: E402
+import entry  # noqa: E402 (first: it makes the package importable)
 import skips  # noqa: E402
 import variants  # noqa: E402
+from pipeline import results  # noqa: E402
 
 
 def script(name):
@@ -88,7 +88,7 @@ def plan(benchmarks=('s/p/t.speed',), programs=('p',), tests=None):
 
 
 def parse(text, p=None):
-    return consolelog.parse(text, patterns=[], plan=p or plan())
+    return results.parse(text, patterns=[], plan=p or plan())
 
 
 def statuses(res):
@@ -113,15 +113,15 @@ class Verdict(unittest.TestCase):
         # a real console log (tests/console-logs/isolated.log) against its
         # recorded plan, which predates benchmarks, and with them declared
         logs = os.path.join(TOP, 'tests', 'console-logs')
-        text = consolelog.read_log(os.path.join(logs, 'isolated.log'))
-        p = consolelog.read_plan(os.path.join(logs, 'isolated.plan.json'))
-        res = consolelog.parse(text, plan=p)
+        text = results.read_log(os.path.join(logs, 'isolated.log'))
+        p = results.read_plan(os.path.join(logs, 'isolated.plan.json'))
+        res = results.parse(text, plan=p)
         self.assertEqual((28, 0), (res['counts']['pass'],
                                    res['counts']['bench']))
         for sp in p['suites']:
             if sp['name'] == 'isolation':
                 sp['benchmarks'] = ['isolation/cost/cost.getppid_cost']
-        res = consolelog.parse(text, plan=p)
+        res = results.parse(text, plan=p)
         self.assertEqual(0, res['exit_class'])
         self.assertEqual((27, 1, 32), (res['counts']['pass'],
                                        res['counts']['bench'],
@@ -173,12 +173,12 @@ class Verdict(unittest.TestCase):
         self.assertEqual(0, res['counts']['bench'])
 
     def test_summary_line_counts_benchmarks_apart_from_passes(self):
-        line = consolelog.summary_line(parse(console(program())))
+        line = results.summary_line(parse(console(program())))
         self.assertIn('1 passed, 0 failed, 0 skipped, 0 errors, '
                       '1 benchmark ran', line)
 
     def test_junit_a_benchmark_is_a_testcase_without_failure_named_so(self):
-        tree = consolelog.junit_tree(parse(console(program())))
+        tree = results.junit_tree(parse(console(program())))
         suite = tree.getroot().find("testsuite[@name='s']")
         self.assertEqual(('2', '0', '0', '0'),
                          tuple(suite.get(k) for k in ('tests', 'failures',
@@ -195,7 +195,7 @@ class Verdict(unittest.TestCase):
 
     def test_ktap_file_names_the_benchmarks_of_a_program(self):
         with tempfile.TemporaryDirectory() as d:
-            consolelog.write_results(parse(console(program())), d)
+            results.write_results(parse(console(program())), d)
             with open(os.path.join(d, 's.ktap'), encoding='utf-8') as f:
                 text = f.read()
         self.assertIn('# benchmarks (ran; not counted as passed): '
@@ -203,7 +203,7 @@ class Verdict(unittest.TestCase):
 
 
 def results_dir(top, variant, res):
-    consolelog.write_results(dict(res, variant=variant),
+    results.write_results(dict(res, variant=variant),
                              os.path.join(top, variant))
 
 

@@ -1,5 +1,5 @@
-"""In-process unit tests of the KTAP reading (scripts/ktap.py and the flat
-parse in scripts/consolelog.py): one rule for what a result line's
+"""In-process unit tests of the KTAP reading (pipeline/ktap.py and the flat
+parse in pipeline/results): one rule for what a result line's
 directive means, at the top of a program's output or nested below a
 kselftest runner's result; the nested parser on recorded real output.
 
@@ -10,10 +10,9 @@ import sys
 import unittest
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                '..', '..', 'scripts'))
-import consolelog  # noqa: E402
-import ktap  # noqa: E402
+TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
+sys.path.insert(0, TOP)
+from pipeline import ktap, results  # noqa: E402
 
 # One result per directive; status and reason as results.json has them.
 LINES = [
@@ -63,11 +62,11 @@ def outcomes(res, prefix):
 
 class Directives(unittest.TestCase):
     def test_flat(self):
-        res = consolelog.parse(console(['TAP version 13', '1..8'] + LINES))
+        res = results.parse(console(['TAP version 13', '1..8'] + LINES))
         self.assertEqual(WANT, outcomes(res, ''))
 
     def test_nested_below_a_runner_result(self):
-        res = consolelog.parse(console(
+        res = results.parse(console(
             ['TAP version 13', '1..1', '# selftests: t: prog',
              '# TAP version 13', '# 1..8'] + ['# ' + ln for ln in LINES] +
             ['ok 1 selftests: t: prog']))
@@ -81,8 +80,6 @@ class Directives(unittest.TestCase):
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
                     'ktap')
-KTAP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
-                    'scripts', 'ktap.py')
 
 
 def parsed(name):
@@ -93,7 +90,7 @@ def parsed(name):
 
 
 class RecordedOutput(unittest.TestCase):
-    """scripts/ktap.py on real output: tests/ktap/*.ktap are program
+    """pipeline/ktap.py on real output: tests/ktap/*.ktap are program
     outputs copied from serial console logs of kselftest runs in the
     pipeline's guest (tests/ktap/README.md), and the KTAP specification's
     own example. Each test asserts concrete ids, statuses, reasons and
@@ -202,18 +199,18 @@ class CommandLine(unittest.TestCase):
         import json
         import subprocess
         env = dict(os.environ, PYTHONDONTWRITEBYTECODE='1')
-        r = subprocess.run([sys.executable, KTAP, '--prefix',
-                            'kselftest/05-sched',
+        r = subprocess.run([sys.executable, '-m', 'pipeline.ktap',
+                            '--prefix', 'kselftest/05-sched',
                             os.path.join(DATA, 'noopts-sched.ktap')],
                            capture_output=True, text=True, env=env,
-                           check=False)
+                           check=False, cwd=TOP)
         self.assertEqual(0, r.returncode)
         self.assertEqual('kselftest/05-sched/cs_prctl_test',
                          json.loads(r.stdout.splitlines()[0])['id'])
-        r = subprocess.run([sys.executable, KTAP,
+        r = subprocess.run([sys.executable, '-m', 'pipeline.ktap',
                             os.path.join(DATA, 'nonexistent.ktap')],
                            capture_output=True, text=True, env=env,
-                           check=False)
+                           check=False, cwd=TOP)
         self.assertEqual(2, r.returncode)
         self.assertIn('nonexistent.ktap', r.stdout + r.stderr)
 

@@ -14,8 +14,8 @@ import unittest
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                '..', '..', 'scripts'))
-import consolelog  # noqa: E402
+                                '..', '..'))
+from pipeline import results  # noqa: E402
 
 HEAD = ['@@@ HARNESS START variant=v date=2026-12-06T00:00:00Z',
         '@@@ READY release=6.12 uptime=1.0',
@@ -39,7 +39,7 @@ def console(program_lines, end=True):
 
 
 def parse(text):
-    return consolelog.parse(text, patterns=[])
+    return results.parse(text, patterns=[])
 
 
 def by_name(res, prefix=''):
@@ -80,14 +80,14 @@ def outcomes(res, prefix=''):
             for n, t in by_name(res, prefix).items() if n}
 
 
-def results(lines):
+def count_results(lines):
     return sum(1 for ln in lines if ln.startswith(('ok ', 'not ok ')))
 
 
 def ktap(lines, prefix=''):
     """A KTAP document of LINES, each line behind PREFIX."""
     return [prefix + ln for ln in
-            ['TAP version 13', '1..%d' % results(lines)] + lines]
+            ['TAP version 13', '1..%d' % count_results(lines)] + lines]
 
 
 class EveryDirectiveAtEveryDepth(unittest.TestCase):
@@ -125,7 +125,7 @@ class EveryDirectiveAtEveryDepth(unittest.TestCase):
 def nested(lines):
     return ['TAP version 13', '1..1', '# selftests: t: prog',
             '# TAP version 13',
-            '# 1..%d' % results([ln[2:] for ln in lines])] + \
+            '# 1..%d' % count_results([ln[2:] for ln in lines])] + \
         lines + ['ok 1 selftests: t: prog']
 
 

@@ -73,7 +73,7 @@ def outcome(ok, directive):
     """What a result line means: (status, directive word or None, reason)
     from its "ok"/"not ok" and the text after its "#". The one rule, for
     results at the top of a program's output and nested ones alike
-    (scripts/consolelog.py uses it too). SKIP and TODO skip; XFAIL passes
+    (pipeline/results uses it too). SKIP and TODO skip; XFAIL passes
     (an expected failure) and XPASS fails (an unexpected pass), whatever
     ok/not ok says; TIMEOUT fails; any other text (runner.sh's "exit=139")
     is the reason of the status ok/not ok gives."""
@@ -382,12 +382,14 @@ def counts(tests, leaves_only=True):
 
 
 def main(argv=None):
-    """ktap.py [--prefix A/B] [FILE]: print every test of a KTAP stream
-    (FILE or stdin) as one JSON object per line, parents first."""
+    """python3 -m pipeline.ktap [--prefix A/B] [FILE]: print every test of
+    a KTAP stream (FILE or stdin) as one JSON object per line, parents
+    first."""
     import argparse
     import json
     import sys
-    ap = argparse.ArgumentParser(prog='ktap.py', description=main.__doc__)
+    ap = argparse.ArgumentParser(prog='python3 -m pipeline.ktap',
+                                 description=main.__doc__)
     ap.add_argument('--prefix', default='', help='path to put first')
     ap.add_argument('file', nargs='?', help='KTAP text (default: stdin)')
     a = ap.parse_args(argv)
@@ -398,7 +400,7 @@ def main(argv=None):
         else:
             text = sys.stdin.read()
     except OSError as e:
-        print('ktap.py: %s' % e, file=sys.stderr)
+        print('pipeline.ktap: %s' % e, file=sys.stderr)
         return 2
     prefix = tuple(p for p in a.prefix.split('/') if p)
     for t in flatten(parse(text), prefix):

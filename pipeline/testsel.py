@@ -20,7 +20,7 @@ Python 3.11 standard library only (Debian 12).
 import fnmatch
 import re
 
-from entry import Fail
+from . import Fail
 
 # What a glob may contain: it travels through make, podman, expect and the
 # guest shell (single-quoted there), so no quotes, spaces, backslashes or $.
