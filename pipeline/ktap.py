@@ -1,4 +1,8 @@
-"""Nested KTAP / TAP 13 -> a tree of per-test results; a pure function.
+"""KTAP / TAP 13 -> a tree of per-test results; a pure function.
+
+The one KTAP parser of the pipeline: a program's own flat output (a
+kselftest_harness.h program's results are the tree's top level) and
+nested output are read by the same rules at every depth.
 
 kselftest's runner (tools/testing/selftests/kselftest/runner.sh) prints one
 TAP document per target and nests each program's own output under its
@@ -30,9 +34,23 @@ output ended, a program crashed the kernel) get a parent with status
 "error", named by the last "# selftests: DIR: NAME" or "# Subtest: NAME"
 header seen at that depth.
 
-Durations: the pipeline's guest filter writes "# duration_ms=N" directly
-before a result line (expect-scripts/PROTOCOL.md); at depth d it carries
-the same d prefixes as the result.
+What a result carries, by the same rules at every depth (a program's own
+output at the top, and nested):
+- its name: the result line's description, else the name the last header
+  of its depth announced (runner.sh's "# selftests: DIR: NAME", KTAP's
+  "# Subtest: NAME", kselftest_harness.h's "#  RUN NAME ..."), else
+  "test-N";
+- its duration: the pipeline's guest filter writes "# duration_ms=N"
+  directly before a result line (expect-scripts/PROTOCOL.md; at depth d
+  with the same d prefixes as the result), the number as written;
+- its metrics: "# metric: K=V" lines (ksft_print_msg; TH_LOG's
+  "# file:line:test:metric: K=V") since the previous result of its depth;
+- its log excerpt: the lines since the previous result of its depth, or
+  from its header on, up to its own result line: every line fed at that
+  depth or deeper, and the lines that are only noted (kernel text that
+  came in between, a log's cut-off last line), but not its depth's own
+  version, plan and duration lines (they are the structure, not the
+  test's output).
 
 Why not tools/testing/kunit/kunit_parser.py of the kernel tree: it nests by
 indentation only (kselftest's "# " nesting is read as diagnostics, so every
@@ -52,9 +70,12 @@ PLAN_RE = re.compile(r'^1\.\.(\d+)\b')
 VERSION_RE = re.compile(r'^K?TAP version \d+\s*$')
 BAIL_RE = re.compile(r'^Bail out!\s*(.*)$')
 DURATION_RE = re.compile(r'^#\s*duration_ms=(\d+(?:\.\d+)?)\s*$')
+# `# metric: k=v` (ksft_print_msg) or TH_LOG's `# file:line:test:metric: k=v`
+METRIC_RE = re.compile(r'^#\s*(?:\S+?:\d+:\S+?:)?\s*metric:\s*([^=\s]+)=(.*)$')
 # The name of the test whose output follows: runner.sh's header, KTAP's
-# subtest header.
+# subtest header, kselftest_harness.h's "#  RUN           fixture.test ...".
 HEADER_RE = re.compile(r'^#\s+(?:selftests:\s+\S+:\s+|Subtest:\s+)(\S.*?)\s*$')
+RUN_RE = re.compile(r'^#\s+RUN\s+(\S+)')
 # runner.sh names its results "selftests: <collection>: <program>".
 KSFT_NAME_RE = re.compile(r'^selftests:\s+(\S+):\s+(.+)$')
 DIRECTIVE_RE = re.compile(r'^(SKIP|TODO|XFAIL|XPASS|TIMEOUT)\b\s*(.*)$', re.I)
@@ -67,6 +88,18 @@ GLUED_RE = re.compile(r'^(.*?)((?:not )?ok \d+ selftests:\s+\S+:\s+\S.*)$')
 NEW_PREFIX_RE = re.compile(r'^(# |[ \t]+)')
 
 EXCERPT_LINES = 200     # bound on one test's log excerpt
+
+
+def num(text):
+    """A number as written: 7 is an int, 7.5 a float; other text stays."""
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        pass
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return text
 
 
 def outcome(ok, directive):
@@ -99,6 +132,7 @@ class Test:
 
     def __init__(self, name, number, status, depth, line):
         self.name = name
+        self.description = None      # the result line's own, as printed
         self.number = number
         self.status = status          # pass fail skip error
         self.directive = None         # SKIP TODO XFAIL XPASS TIMEOUT
@@ -106,12 +140,16 @@ class Test:
         self.depth = depth
         self.line = line              # line number of the result line
         self.duration_ms = None
+        self.metrics = {}
         self.plan = None              # the plan of its subtests' document(s)
+        self.plans = {}               # per document of them (1, 2, ...)
         self.subtests = []
         self.log = []                 # lines since the previous sibling
-        self.bail_out = None
+        self.bail_out = None          # the "Bail out!" line below it
         self.collection = None        # runner.sh's "selftests: <dir>: ..."
         self.key = None               # "<document>.<number>" among siblings
+        self.header = None            # the root's: a header whose result
+                                      # never came
 
     def missing(self):
         """Subtests the plan announced that never reported."""
@@ -127,10 +165,12 @@ class _Level:
                                         # the prefixes of the depths above
         self.results = []
         self.plan = None
+        self.plans = {}                 # document -> its plan
         self.docs = 0                   # documents so far at this depth
         self.doc_plan = False           # the current one had its plan
         self.log = []
         self.duration = None
+        self.metrics = {}
         self.header = None
         self.bail_out = None
 
@@ -146,10 +186,25 @@ def _structural(text):
                 RESULT_RE.match(text) or BAIL_RE.match(text))
 
 
-class _Parser:
+class Parser:
+    """The parse of one KTAP stream, line by line: feed() each line of the
+    stream, note() each line that came in between and is no part of it,
+    finish() for the tree. header() is the name the top depth's last
+    header announced, while its result has not come."""
+
     def __init__(self):
         self.levels = [_Level(0)]
         self.lineno = 0
+
+    def header(self):
+        return self.levels[0].header
+
+    def note(self, lineno, text):
+        """A line in the excerpts of the tests being collected, never read
+        as KTAP: kernel text that came in between, a cut-off last line."""
+        self.lineno = lineno
+        for lv in self.levels:
+            lv.log.append(text.rstrip('\r\n'))
 
     def _close_below(self, depth):
         """Close the levels deeper than DEPTH; return what depth+1 held
@@ -187,6 +242,7 @@ class _Parser:
             return
         t.subtests = lv.results
         t.plan = lv.plan
+        t.plans = lv.plans
         t.bail_out = lv.bail_out
 
     def _split(self, text):
@@ -239,52 +295,68 @@ class _Parser:
         lv = self.levels[depth]
         if VERSION_RE.match(body):
             self._orphan_below(depth)
+            lv.log.pop()            # structure, not a test's output
             lv.docs += 1
             lv.doc_plan = False
             return
         m = PLAN_RE.match(body)
         if m:
             self._orphan_below(depth)
+            lv.log.pop()
             if lv.doc_plan or lv.docs == 0:
                 lv.docs += 1        # a document without a version line
             lv.doc_plan = True
             lv.plan = (lv.plan or 0) + int(m.group(1))
+            lv.plans[lv.docs] = int(m.group(1))
             return
-        m = BAIL_RE.match(body)
-        if m:
-            lv.bail_out = m.group(1) or 'Bail out!'
+        if BAIL_RE.match(body):
+            lv.bail_out = body
             return
         m = RESULT_RE.match(body)
         sub = self._close_below(depth)
         self._result(lv, m, sub, lineno)
 
     def _diagnostic(self, rems):
+        """A line that is no KTAP structure at any depth: what it says to
+        the deepest depth it can be a diagnostic of."""
         for k in range(len(rems) - 1, -1, -1):
+            lv = self.levels[k]
             m = DURATION_RE.match(rems[k])
             if m:
-                self.levels[k].duration = float(m.group(1))
+                lv.duration = num(m.group(1))
+                lv.log.pop()        # the guest filter's, not the test's
                 return
-            m = HEADER_RE.match(rems[k])
+            m = HEADER_RE.match(rems[k]) or RUN_RE.match(rems[k])
             if m:
-                self.levels[k].header = m.group(1)
+                # a test begins: what came before is not its output
+                lv.header = m.group(1)
+                lv.log = [lv.log[-1]]
+                lv.duration = None
+                lv.metrics = {}
+                return
+            m = METRIC_RE.match(rems[k])
+            if m:
+                lv.metrics[m.group(1)] = num(m.group(2).strip())
                 return
 
     def _result(self, lv, m, sub, lineno):
-        ok, num, name, directive = m.groups()
-        status = 'pass' if ok == 'ok' else 'fail'
-        t = Test(name or lv.header or 'test-%s' % num, int(num), status,
-                 lv.depth, lineno)
-        t.key = '%d.%s' % (max(lv.docs, 1), num)
+        ok, number, name, directive = m.groups()
+        t = Test(name or lv.header or 'test-%s' % number, int(number),
+                 'pass' if ok == 'ok' else 'fail', lv.depth, lineno)
+        t.description = name
+        t.key = '%d.%s' % (max(lv.docs, 1), number)
         km = KSFT_NAME_RE.match(t.name)
         if km:
             t.collection, t.name = km.group(1), km.group(2)
         t.status, t.directive, t.reason = outcome(ok, directive)
         t.duration_ms = lv.duration
+        t.metrics = lv.metrics
         self._adopt(t, sub)
         t.log = _cap(lv.log)
         lv.results.append(t)
         lv.log = []
         lv.duration = None
+        lv.metrics = {}
         lv.header = None
 
     def finish(self):
@@ -292,9 +364,8 @@ class _Parser:
             self._orphans()
         root = Test('', None, 'pass', -1, 0)
         lv = self.levels[0]
-        root.subtests = lv.results
-        root.plan = lv.plan
-        root.bail_out = lv.bail_out
+        self._adopt(root, lv)
+        root.header = lv.header
         root.log = _cap(lv.log)
         return root
 
@@ -316,7 +387,7 @@ def parse(lines):
         lines = lines.split('\n')
         if lines and lines[-1] == '':
             lines.pop()
-    p = _Parser()
+    p = Parser()
     for n, item in enumerate(lines, 1):
         if isinstance(item, tuple):
             p.feed(item[0], item[1])
@@ -346,7 +417,7 @@ def flatten(root, prefix=()):
     callers often do: "futex_requeue many returned: 11" / "futex_requeue
     many succeeds"), status, directive, reason,
     duration_ms, depth, number, line, leaf, subtests/missing counts,
-    collection, excerpt (the test's log, newline-joined)."""
+    collection, metrics, excerpt (the test's log, newline-joined)."""
     out = []
 
     def walk(t, path, keys):
@@ -362,7 +433,7 @@ def flatten(root, prefix=()):
                 'depth': s.depth, 'number': s.number, 'line': s.line,
                 'leaf': not s.subtests, 'subtests': len(s.subtests),
                 'missing': s.missing(), 'bail_out': s.bail_out,
-                'collection': s.collection,
+                'collection': s.collection, 'metrics': s.metrics,
                 'excerpt': '\n'.join(s.log),
             })
             walk(s, p, k)

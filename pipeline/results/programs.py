@@ -1,5 +1,13 @@
-"""A program's results from its KTAP output: the retry merge of a
-kselftest program that ran tests a second time (@@@ RETRY).
+"""A program that ran in a suite: its output through the one KTAP parser
+(pipeline/ktap.py), and its results.
+
+A program's output is fed line by line (and kernel text that came in
+between is noted) to a KTAP parser; a kselftest program that runs a test
+again (@@@ RETRY) gets a second parser for its second run. When the
+program ends, its results are the tests of the tree: the top-level results
+when nothing is nested (a kselftest_harness.h program's own KTAP), every
+nested test when something is (kselftest's runner), and an error for each
+result its plans announced that never came.
 
 Python 3.11 standard library only (Debian 12).
 """
@@ -7,18 +15,281 @@ Python 3.11 standard library only (Debian 12).
 import fnmatch
 import re
 
-TEST_EXCERPT_LINES = 200    # bound on one test's log excerpt
+from .. import ktap
+from .verdict import OK_RC, program_failed
 
 
-def cap(lines, limit=TEST_EXCERPT_LINES):
-    """LINES as one text of at most LIMIT lines and a line that says how
-    many were left out between its head and its tail."""
-    if len(lines) <= limit:
-        return '\n'.join(lines)
-    keep = limit // 2
-    return '\n'.join(lines[:keep] + ['[... %d lines omitted ...]'
-                                     % (len(lines) - 2 * keep)]
-                     + lines[-keep:])
+class Run:
+    """One run of a program's output through the KTAP parser."""
+
+    def __init__(self):
+        self.parser = ktap.Parser()
+        self.lines = 0          # lines fed (the program's own output)
+        self.tree = None
+
+    def finish(self):
+        if self.tree is None:
+            self.tree = self.parser.finish()
+        return self.tree
+
+
+class Program:
+    def __init__(self, suite, name, lineno, uptime, implicit=False):
+        self.suite = suite
+        self.name = name
+        self.lineno = lineno
+        self.begin_uptime = uptime
+        self.end_uptime = None
+        self.rc = None
+        self.ended = False
+        self.implicit = implicit
+        self.version = False    # a KTAP version line at its top came
+        self.ktap_lines = []    # user lines only: the program's own output
+        self.runs = [Run()]     # a second one after @@@ RETRY
+        self.retry = []         # (test, glob) the RETRY lines named
+        self.splats = []        # kernel problems while it ran
+        # what its results say, once it ended (results())
+        self.results = []
+        self.plan = None        # the plans of its top-level documents
+        self.bail_out = None
+        self.metrics = {}
+
+    @property
+    def id(self):
+        return '%s/%s' % (self.suite, self.name)
+
+    @property
+    def run(self):
+        return self.runs[-1]
+
+    def feed(self, lineno, text):
+        """A line of the program's own output."""
+        if ktap.VERSION_RE.match(text):
+            self.version = True
+        self.ktap_lines.append(text)
+        self.run.lines += 1
+        self.run.parser.feed(lineno, text)
+
+    def note(self, lineno, text, own=False):
+        """A line in the excerpts only: kernel text, or (OWN) the cut-off
+        last line of a log, which is the program's but no result."""
+        if own:
+            self.ktap_lines.append(text)
+        self.run.parser.note(lineno, text)
+
+    def running(self):
+        """The test at the top of its output that is running now (its
+        header came, its result not yet), or None."""
+        return self.run.parser.header()
+
+    def retry_line(self, test, glob):
+        """@@@ RETRY: TEST runs again; what came so far is the first run.
+        Only one second run: False for a RETRY line after its output
+        began."""
+        if len(self.runs) > 1 and self.run.lines:
+            return False
+        if len(self.runs) == 1:
+            self.runs.append(Run())
+        self.retry.append((test, glob))
+        return True
+
+    def finish(self):
+        """The program ended (or the log did): its results."""
+        first = self.runs[0].finish()
+        self.plan = first.plan
+        self.bail_out = first.bail_out
+        for run in self.runs:
+            for t in run.finish().subtests:
+                self.metrics.update(t.metrics)
+        self.results = self._results(first)
+        if len(self.runs) > 1:
+            second = self.runs[1].finish()
+            # the first run's results, judged now that the program ended
+            self.results = retried(self.results, self._results(second),
+                                   self.retry, hard_tests(first))
+            self.bail_out = self.bail_out or second.bail_out
+        return self.results
+
+    def _results(self, tree):
+        failed = program_failed(tree.bail_out, self.ended, self.rc)
+        if any(t.subtests or t.number is None for t in tree.subtests):
+            return self._nested(tree, failed)
+        out = self._flat(tree)
+        return out + self._missing(tree, out, failed)
+
+    def _flat(self, tree):
+        """The results of a program whose output has no nested tests: its
+        top-level results, named as printed (a name printed twice gets
+        "#<number>")."""
+        out = []
+        names = set()
+        for t in tree.subtests:
+            name = t.description or t.name
+            if name in names:
+                name = '%s#%s' % (name, t.number)
+            names.add(name)
+            out.append({
+                'id': '%s/%s' % (self.id, name),
+                'suite': self.suite, 'program': self.name, 'name': name,
+                'number': t.number, 'status': t.status,
+                'duration_ms': t.duration_ms,
+                'skip_reason': t.reason if t.status == 'skip' else None,
+                'note': t.reason if t.status != 'skip' else None,
+                'line': t.line,
+                'excerpt': '\n'.join(t.log),
+                'metrics': t.metrics,
+            })
+        return out
+
+    def _missing(self, tree, results, failed):
+        """Plan promised more than came: the missing ones are errors."""
+        why = 'no result in the console log'
+        if not self.ended:
+            why += ' (program never finished: no TEST-END)'
+        elif self.rc is not None:
+            why += ' (program exited rc=%s)' % self.rc
+        first = True
+        missing = []
+        out = []
+        if tree.plan is not None:
+            got = {}
+            for t in tree.subtests:
+                got.setdefault(int(t.key.split('.')[0]), set()).add(t.number)
+            docs = max([k for k in tree.plans] + list(got) or [0])
+            for i in range(1, docs + 1):
+                for n in range(1, (tree.plans.get(i) or 0) + 1):
+                    if n not in got.get(i, ()):
+                        missing.append(n if i == 1 else (i, n))
+        elif not results:
+            # a program that printed no result did not test anything, even
+            # when it exited 0 (kunit.py: "0 tests run!")
+            missing = [None]
+            if self.ended and self.rc in OK_RC:
+                why = 'no result in the console log: the program exited ' \
+                    'rc=%s without printing a KTAP result line' % self.rc
+        for n in missing:
+            if n is None:
+                name = tree.header or self.name
+            elif first and tree.header:
+                name = tree.header
+            elif isinstance(n, tuple):
+                name = 'doc%d.test-%d' % n
+                n = n[1]
+            else:
+                name = 'test-%d' % n
+            lines = tree.log if first else []
+            first = False
+            out.append({
+                'id': '%s/%s' % (self.id, name), 'suite': self.suite,
+                'program': self.name, 'name': name, 'number': n,
+                'status': 'error', 'missing': True, 'duration_ms': None,
+                'skip_reason': None, 'note': why, 'line': None,
+                '_ended': self.ended, '_failed': failed,
+                'excerpt': '\n'.join(lines),
+                'metrics': {},
+                '_splats': self.splats,
+            })
+        # every result came and all passed, yet the program failed
+        if not missing and self.ended and self.rc not in OK_RC and \
+                self.rc is not None and \
+                not any(t['status'] == 'fail' for t in results):
+            out.append({
+                'id': '%s/exit-status' % self.id, 'suite': self.suite,
+                'program': self.name, 'name': 'exit-status', 'number': None,
+                'status': 'fail', 'duration_ms': None, 'skip_reason': None,
+                'note': 'program exited rc=%s' % self.rc, 'line': None,
+                'excerpt': '\n'.join(tree.log),
+                'metrics': {},
+            })
+        return out
+
+    def _nested(self, tree, failed):
+        """A program whose results have subtests (kselftest's runner nests
+        each program's output under its result, "# " per depth): its
+        results are every nested test, ids suite/program/<path>. Leaves
+        are the tests; a parent is a result of its own only when it failed
+        and none of its subtests did (a program that crashed or exited
+        non-zero after passing tests), or when subtests its plan announced
+        never came."""
+        flat = ktap.flatten(tree, (self.suite, self.name))
+        bad = ('fail', 'error')
+        results = []
+        for i, f in enumerate(flat):
+            below = flat[i + 1:i + 1 + _descendants(flat, i)]
+            lost = False
+            if not f['leaf']:
+                failing = any(x['status'] in bad for x in below)
+                if f['status'] in bad and not failing:
+                    pass
+                elif f['missing'] and not failing and f['status'] == 'skip':
+                    # ksft_exit_skip() after ksft_set_plan(): a skip
+                    f = dict(f, reason='%s (%d planned subtests never '
+                             'reported)' % (f['reason'] or 'skip',
+                                            f['missing']))
+                elif f['missing'] and not failing:
+                    f = dict(f, status='error', reason='%d planned subtests '
+                             'never reported' % f['missing'])
+                    lost = True
+                else:
+                    continue
+            elif f['missing'] and f['status'] == 'pass':
+                # "ok" over a nested plan that was not kept: the subtests
+                # that never printed are untested, not passed
+                f = dict(f, status='error', reason='%d planned subtests '
+                         'never reported' % f['missing'])
+                lost = True
+            status = f['status']
+            reason = f['reason']
+            results.append({
+                'id': f['id'], 'key': f['key'],
+                'suite': self.suite, 'program': self.name,
+                'name': '/'.join(f['path'][2:]), 'number': f['number'],
+                # the runner's test and the result's own description
+                # (names may hold a "/": not split out of 'name')
+                '_head': f['path'][2], '_leaf': f['path'][-1],
+                'status': status, 'duration_ms': f['duration_ms'],
+                'missing': lost, '_ended': self.ended,
+                '_failed': failed,
+                'skip_reason': (reason or 'skip') if status == 'skip'
+                else None,
+                'note': reason if status != 'skip' else None,
+                'line': f['line'], 'depth': f['depth'],
+                'junit_suite': self.id,
+                'excerpt': f['excerpt'],
+                'metrics': f['metrics'],
+            })
+        if tree.missing():
+            why = '%d of %d results the runner announced never came' % (
+                tree.missing(), tree.plan)
+            if not self.ended:
+                why += ' (program never finished: no TEST-END)'
+            results.append({
+                'id': '%s/missing-results' % self.id, 'key': None,
+                'suite': self.suite, 'program': self.name,
+                'name': 'missing-results', 'number': None,
+                'status': 'error', 'missing': True, 'duration_ms': None,
+                'skip_reason': None, 'note': why, 'line': None,
+                '_ended': self.ended, '_failed': failed,
+                'junit_suite': self.id,
+                'excerpt': '\n'.join(tree.log),
+                'metrics': {}, '_splats': self.splats,
+            })
+        for r in results:
+            if r['status'] == 'error' and '_splats' not in r:
+                r['_splats'] = self.splats
+                r['note'] = r['note'] or 'no result'
+        return results
+
+
+def _descendants(flat, i):
+    """How many entries after flat[i] are its descendants."""
+    n = 0
+    d = flat[i]['depth']
+    for x in flat[i + 1:]:
+        if x['depth'] <= d:
+            break
+        n += 1
+    return n
 
 
 def hard_tests(tree):

@@ -134,8 +134,6 @@ class OneRuleAtEveryDepth(unittest.TestCase):
     at the top of a program's output and nested below a runner's result
     (each pair: flat, then nested)."""
 
-    # the flat and the nested reading disagree (one rule: next commit)
-    @unittest.expectedFailure
     def test_kernel_lines_are_in_the_excerpt_of_the_test_they_came_in(self):
         kernel = '[    1.500000] virtio_net virtio0: link up'
         res = parse(console(ktap([kernel, 'ok 1 a'])))
@@ -144,16 +142,12 @@ class OneRuleAtEveryDepth(unittest.TestCase):
         self.assertEqual(kernel + '\n# ok 1 a',
                          by_name(res, 'prog/')['a']['excerpt'])
 
-    # the flat and the nested reading disagree (one rule: next commit)
-    @unittest.expectedFailure
     def test_a_metric_line_before_a_result_is_its_metric(self):
         res = parse(console(ktap(['# metric: ns=12.5', 'ok 1 a'])))
         self.assertEqual({'ns': 12.5}, by_name(res)['a']['metrics'])
         res = parse(console(nested(['# # metric: ns=12.5', '# ok 1 a'])))
         self.assertEqual({'ns': 12.5}, by_name(res, 'prog/')['a']['metrics'])
 
-    # the flat and the nested reading disagree (one rule: next commit)
-    @unittest.expectedFailure
     def test_duration_line_gives_the_duration_and_is_not_in_the_excerpt(self):
         # the number as the guest wrote it: 7 stays 7 in results.json, 7.5
         # is 7.5
@@ -170,8 +164,6 @@ class OneRuleAtEveryDepth(unittest.TestCase):
                          (json.dumps(a['duration_ms']), a['excerpt'],
                           json.dumps(b['duration_ms'])))
 
-    # the flat and the nested reading disagree (one rule: next commit)
-    @unittest.expectedFailure
     def test_version_and_plan_lines_are_not_in_the_first_excerpt(self):
         res = parse(console(ktap(['# hello', 'ok 1 a'])))
         self.assertEqual('# hello\nok 1 a', by_name(res)['a']['excerpt'])
@@ -179,8 +171,6 @@ class OneRuleAtEveryDepth(unittest.TestCase):
         self.assertEqual('# # hello\n# ok 1 a',
                          by_name(res, 'prog/')['a']['excerpt'])
 
-    # the flat and the nested reading disagree (one rule: next commit)
-    @unittest.expectedFailure
     def test_a_run_line_starts_the_excerpt_and_names_a_nameless_result(self):
         # kselftest_harness.h: "#  RUN <test> ...", its output, its result
         lines = ['# Starting 2 tests from 1 test cases.',
@@ -197,8 +187,6 @@ class OneRuleAtEveryDepth(unittest.TestCase):
         self.assertEqual('# #  RUN           t.a ...\n# #            OK  t.a\n'
                          '# ok 1 t.a', got['t.a']['excerpt'])
 
-    # the flat and the nested reading disagree (one rule: next commit)
-    @unittest.expectedFailure
     def test_the_cut_off_last_line_of_a_log_is_never_a_result(self):
         res = parse(console(ktap(['ok 1 a', 'ok 2 b']), end=False))
         self.assertEqual(['a', 'test-2'], list(by_name(res)))
@@ -210,8 +198,6 @@ class OneRuleAtEveryDepth(unittest.TestCase):
                          {n: t['status'] for n, t in by_name(res).items()
                           if n != 'missing-results'})
 
-    # the flat and the nested reading disagree (one rule: next commit)
-    @unittest.expectedFailure
     def test_a_long_excerpt_keeps_its_head_tail_and_the_count_between(self):
         lines = ['# line %d' % i for i in range(250)]
         res = parse(console(ktap(lines + ['ok 1 a'])))
@@ -222,8 +208,6 @@ class OneRuleAtEveryDepth(unittest.TestCase):
         self.assertIn('[... 51 lines omitted ...]',
                       by_name(res, 'prog/')['a']['excerpt'])
 
-    # the flat and the nested reading disagree (one rule: next commit)
-    @unittest.expectedFailure
     def test_a_runner_result_glued_to_an_unterminated_line(self):
         # a program that ended without a newline: runner.sh's result is
         # on the same line as its last output
