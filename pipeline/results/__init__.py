@@ -1,9 +1,10 @@
 """Classify a saved QEMU serial console log: a pure function of the log text.
 
 `parse(text)` turns the text of one `results/<variant>/console.log` (see
-expect-scripts/PROTOCOL.md) into one result dict: boot facts, kernel problems
-with excerpts, per-test KTAP results and the boot's exit class. `write_*`
-turn that dict into results.json, junit.xml and <suite>.ktap. Nothing here
+expect-scripts/PROTOCOL.md) into one BootResult (pipeline/models.py): boot
+facts, kernel problems with excerpts, per-test results and the boot's exit
+class. `write_results()` writes it as results.json, junit.xml and
+<suite>.ktap. Nothing here
 reads the clock or the environment, so an old log re-analysed gives the same
 answer and the classifier can be unit-tested on recorded logs.
 
@@ -19,10 +20,11 @@ answer and the classifier can be unit-tested on recorded logs.
 Python 3.11 standard library only (Debian 12).
 """
 
+from ..models import CLASS_NAMES, ExitClass, Reason
 from . import markers, verdict
 from .console import read_log, split_records
 from .reports import PATTERNS_FILE, PatternError, load_patterns
-from .verdict import CLASS_NAMES, read_plan
+from .verdict import read_plan
 from .writers import junit_tree, suite_ktap, summary_line, write_results
 
 __all__ = ['CLASS_NAMES', 'PATTERNS_FILE', 'PatternError', 'failure_result',
@@ -32,7 +34,7 @@ __all__ = ['CLASS_NAMES', 'PATTERNS_FILE', 'PatternError', 'failure_result',
 
 def parse(text, patterns=None, variant=None, log_path=None,
           harness_status=None, plan=None):
-    """Classify one console log. Returns the results.json dict.
+    """Classify one console log. Returns its BootResult.
     harness_status: the harness's exit status, when known; a failure the
     log does not explain is still class 2, recorded with its reason.
     plan: what the boot was planned to run (scripts/boot-plan --plan-out):
@@ -45,12 +47,11 @@ def parse(text, patterns=None, variant=None, log_path=None,
 
 
 def failure_result(variant, reason, log_path=None):
-    """The results.json dict of a run that never got to boot (its kernel
-    or initramfs did not build, its artifacts are missing): class 2 with
+    """The BootResult of a run that never got to boot (its kernel or
+    initramfs did not build, its artifacts are missing): class 2 with
     REASON, no tests, and LOG_PATH the log that explains it, if any."""
     res = parse('', patterns=[], variant=variant, log_path=log_path)
-    res['exit_class'] = 2
-    res['exit_class_name'] = CLASS_NAMES[2]
-    res['reasons'] = [{'class': 2, 'reason': reason}]
-    res['booted'] = False
+    res.exit_class = ExitClass.INFRASTRUCTURE
+    res.reasons = [Reason(ExitClass.INFRASTRUCTURE, reason)]
+    res.booted = False
     return res

@@ -12,10 +12,12 @@ result its plans announced that never came.
 Python 3.11 standard library only (Debian 12).
 """
 
+import dataclasses
 import fnmatch
 import re
 
 from .. import ktap
+from ..models import BAD, Layout, Status, TestResult
 from .verdict import OK_RC, program_failed
 
 
@@ -128,17 +130,14 @@ class Program:
             if name in names:
                 name = '%s#%s' % (name, t.number)
             names.add(name)
-            out.append({
-                'id': '%s/%s' % (self.id, name),
-                'suite': self.suite, 'program': self.name, 'name': name,
-                'number': t.number, 'status': t.status,
-                'duration_ms': t.duration_ms,
-                'skip_reason': t.reason if t.status == 'skip' else None,
-                'note': t.reason if t.status != 'skip' else None,
-                'line': t.line,
-                'excerpt': '\n'.join(t.log),
-                'metrics': t.metrics,
-            })
+            status = Status(t.status)
+            out.append(TestResult(
+                id='%s/%s' % (self.id, name), suite=self.suite,
+                program=self.name, name=name, number=t.number,
+                status=status, duration_ms=t.duration_ms,
+                skip_reason=t.reason if status == Status.SKIP else None,
+                note=t.reason if status != Status.SKIP else None,
+                line=t.line, excerpt='\n'.join(t.log), metrics=t.metrics))
         return out
 
     def _missing(self, tree, results, failed):
@@ -179,28 +178,22 @@ class Program:
                 name = 'test-%d' % n
             lines = tree.log if first else []
             first = False
-            out.append({
-                'id': '%s/%s' % (self.id, name), 'suite': self.suite,
-                'program': self.name, 'name': name, 'number': n,
-                'status': 'error', 'missing': True, 'duration_ms': None,
-                'skip_reason': None, 'note': why, 'line': None,
-                '_ended': self.ended, '_failed': failed,
-                'excerpt': '\n'.join(lines),
-                'metrics': {},
-                '_splats': self.splats,
-            })
+            out.append(TestResult(
+                id='%s/%s' % (self.id, name), suite=self.suite,
+                program=self.name, name=name, number=n,
+                status=Status.ERROR, layout=Layout.MISSING, missing=True,
+                note=why, excerpt='\n'.join(lines),
+                program_ended=self.ended, program_failed=failed,
+                reports=self.splats))
         # every result came and all passed, yet the program failed
         if not missing and self.ended and self.rc not in OK_RC and \
                 self.rc is not None and \
-                not any(t['status'] == 'fail' for t in results):
-            out.append({
-                'id': '%s/exit-status' % self.id, 'suite': self.suite,
-                'program': self.name, 'name': 'exit-status', 'number': None,
-                'status': 'fail', 'duration_ms': None, 'skip_reason': None,
-                'note': 'program exited rc=%s' % self.rc, 'line': None,
-                'excerpt': '\n'.join(tree.log),
-                'metrics': {},
-            })
+                not any(t.status == Status.FAIL for t in results):
+            out.append(TestResult(
+                id='%s/exit-status' % self.id, suite=self.suite,
+                program=self.name, name='exit-status', number=None,
+                status=Status.FAIL, note='program exited rc=%s' % self.rc,
+                excerpt='\n'.join(tree.log)))
         return out
 
     def _nested(self, tree, failed):
@@ -238,46 +231,39 @@ class Program:
                 f = dict(f, status='error', reason='%d planned subtests '
                          'never reported' % f['missing'])
                 lost = True
-            status = f['status']
+            status = Status(f['status'])
             reason = f['reason']
-            results.append({
-                'id': f['id'], 'key': f['key'],
-                'suite': self.suite, 'program': self.name,
-                'name': '/'.join(f['path'][2:]), 'number': f['number'],
+            results.append(TestResult(
+                id=f['id'], key=f['key'], suite=self.suite,
+                program=self.name, name='/'.join(f['path'][2:]),
+                number=f['number'], status=status, layout=Layout.NESTED,
+                duration_ms=f['duration_ms'], missing=lost,
+                skip_reason=(reason or 'skip') if status == Status.SKIP
+                else None,
+                note=reason if status != Status.SKIP else None,
+                line=f['line'], depth=f['depth'], junit_suite=self.id,
+                excerpt=f['excerpt'], metrics=f['metrics'],
+                program_ended=self.ended, program_failed=failed,
                 # the runner's test and the result's own description
                 # (names may hold a "/": not split out of 'name')
-                '_head': f['path'][2], '_leaf': f['path'][-1],
-                'status': status, 'duration_ms': f['duration_ms'],
-                'missing': lost, '_ended': self.ended,
-                '_failed': failed,
-                'skip_reason': (reason or 'skip') if status == 'skip'
-                else None,
-                'note': reason if status != 'skip' else None,
-                'line': f['line'], 'depth': f['depth'],
-                'junit_suite': self.id,
-                'excerpt': f['excerpt'],
-                'metrics': f['metrics'],
-            })
+                head=f['path'][2], leaf=f['path'][-1]))
         if tree.missing():
             why = '%d of %d results the runner announced never came' % (
                 tree.missing(), tree.plan)
             if not self.ended:
                 why += ' (program never finished: no TEST-END)'
-            results.append({
-                'id': '%s/missing-results' % self.id, 'key': None,
-                'suite': self.suite, 'program': self.name,
-                'name': 'missing-results', 'number': None,
-                'status': 'error', 'missing': True, 'duration_ms': None,
-                'skip_reason': None, 'note': why, 'line': None,
-                '_ended': self.ended, '_failed': failed,
-                'junit_suite': self.id,
-                'excerpt': '\n'.join(tree.log),
-                'metrics': {}, '_splats': self.splats,
-            })
+            results.append(TestResult(
+                id='%s/missing-results' % self.id, key=None,
+                suite=self.suite, program=self.name,
+                name='missing-results', number=None, status=Status.ERROR,
+                layout=Layout.NESTED_MISSING, missing=True, note=why,
+                junit_suite=self.id, excerpt='\n'.join(tree.log),
+                program_ended=self.ended, program_failed=failed,
+                reports=self.splats))
         for r in results:
-            if r['status'] == 'error' and '_splats' not in r:
-                r['_splats'] = self.splats
-                r['note'] = r['note'] or 'no result'
+            if r.status == Status.ERROR and r.reports is None:
+                r.reports = self.splats
+                r.note = r.note or 'no result'
         return results
 
 
@@ -324,14 +310,13 @@ def retried(first, second, retry, hard=()):
     run stands, and the second run adds only its failures and errors,
     named "... (second run)"."""
     tests = {t for t, _ in retry}
-    bad_status = ('fail', 'error')
 
     def split(r):
         # (the runner's test, the result's own description; '' for the
         # runner's own result)
-        if '_head' in r:
-            return r['_head'], r['_leaf'] if r['name'] != r['_head'] else ''
-        return r['name'], ''
+        if r.head is not None:
+            return r.head, r.leaf if r.name != r.head else ''
+        return r.name, ''
 
     def named(r):
         head, leaf = split(r)
@@ -346,20 +331,20 @@ def retried(first, second, retry, hard=()):
         # that moved into the place of a program that printed nothing)
         if split(f)[0] != split(r)[0]:
             return False
-        if f['name'] == r['name']:
+        if f.name == r.name:
             return True
-        kf = (f.get('key') or '').partition('/')[2]
+        kf = (f.key or '').partition('/')[2]
         word = (split(f)[1].split() or [''])[0]
-        return bool(kf) and kf == (r.get('key') or '').partition('/')[2] \
+        return bool(kf) and kf == (r.key or '').partition('/')[2] \
             and word == (split(r)[1].split() or [''])[0]
 
-    bad = [r for r in first if r['status'] in bad_status]
+    bad = [r for r in first if r.status in BAD]
     # a program that reports one test twice ("not ok 2 x", "not ok 3 x":
     # the second named "x#3") has one test there: matched by the first
     # of the same document
     def dup_key(f):
-        return (re.sub(r'#\d+$', '', f['name']),
-                (f.get('key') or '').rpartition('.')[0])
+        return (re.sub(r'#\d+$', '', f.name),
+                (f.key or '').rpartition('.')[0])
     base = {}
     for f in bad:
         base.setdefault(dup_key(f), f)
@@ -368,40 +353,40 @@ def retried(first, second, retry, hard=()):
         return base.get(dup_key(f), f)
 
     stands = {split(r)[0] for r in bad
-              if r['status'] == 'error' or not named(r)}
+              if r.status == Status.ERROR or not named(r)}
     stands |= tests if '*' in hard else tests & set(hard)
     for f in bad:
         head = split(f)[0]
         if head in tests and head not in stands:
             there = [r for r in second if same(canon(f), r)]
-            if not there or any(r['status'] == 'skip' for r in there):
+            if not there or any(r.status == Status.SKIP for r in there):
                 stands.add(head)
     out = []
     for r in first:
         head = split(r)[0]
-        if head in stands and r['status'] in bad_status:
-            r = dict(r, note='%s (first run; the second run did not '
-                     'replace it: only failures flaky.conf names, each '
-                     'with a result in its place the second time, are '
-                     'run again)' % (r.get('note') or 'failed'))
+        if head in stands and r.status in BAD:
+            r = dataclasses.replace(
+                r, note='%s (first run; the second run did not replace '
+                'it: only failures flaky.conf names, each with a result in '
+                'its place the second time, are run again)'
+                % (r.note or 'failed'))
         if head not in tests or head in stands:
             out.append(r)
     for r in second:
         # (a result of no retried test: the runner's own, named otherwise
         # when the second run printed nothing nested)
         if split(r)[0] in stands or split(r)[0] not in tests:
-            if r['status'] in bad_status:
-                out.append(dict(r, id=r['id'] + ' (second run)',
-                                name=r['name'] + ' (second run)'))
+            if r.status in BAD:
+                out.append(dataclasses.replace(
+                    r, id=r.id + ' (second run)',
+                    name=r.name + ' (second run)'))
             continue
         before = [f for f in bad if same(canon(f), r)]
         if before:
-            r = dict(r, flaky=[{k: f.get(k) for k in
-                                ('id', 'name', 'status', 'note', 'line',
-                                 'excerpt')} for f in before])
-            if r['status'] == 'pass':
-                r['note'] = 'flaky: failed in the first run (line %s), ' \
-                    'passed when run again' % before[0].get('line')
+            r = dataclasses.replace(r, flaky=[f.snapshot() for f in before])
+            if r.status == Status.PASS:
+                r.note = 'flaky: failed in the first run (line %s), ' \
+                    'passed when run again' % before[0].line
         out.append(r)
     return out
 

@@ -8,9 +8,7 @@ Python 3.11 standard library only (Debian 12).
 import json
 
 from .. import testsel
-
-CLASS_NAMES = {0: 'pass', 1: 'test-failure', 2: 'infrastructure',
-               3: 'kernel-problem'}
+from ..models import BootResult, ExitClass, Layout, Reason, Status, TestResult
 
 # PROTOCOL.md: any program exit status but 0 is a failure (class 1). Even
 # kselftest's 4 (KSFT_SKIP): the guest's SUITE-END rc counts it as a
@@ -25,19 +23,18 @@ HARNESS_STOPS = {'BOOT-TIMEOUT', 'SUITE-TIMEOUT', 'SILENCE', 'FINAL-TIMEOUT',
 
 def assemble(ps, variant=None, log_path=None, plan=None,
              harness_status=None):
-    """The results.json dict of the finished state machine PS.
+    """The BootResult of the finished state machine PS.
     harness_status: the harness's exit status, when known; a failure the
     log does not explain is still class 2, recorded with its reason.
     plan: what the boot was planned to run (scripts/boot-plan --plan-out):
     every planned program must have run and every planned debug checker
     must have stayed on, or the run is class 2."""
     res = _assemble(ps, variant, log_path, plan)
-    if harness_status not in (None, 0) and res['exit_class'] < 2:
-        res['reasons'].insert(0, {
-            'class': 2, 'reason': 'the harness exited %d, and the console '
-            'log does not say why' % harness_status})
-        res['exit_class'] = 2
-        res['exit_class_name'] = CLASS_NAMES[2]
+    if harness_status not in (None, 0) and res.exit_class < 2:
+        res.reasons.insert(0, Reason(2, 'the harness exited %d, and the '
+                                     'console log does not say why'
+                                     % harness_status))
+        res.exit_class = ExitClass.INFRASTRUCTURE
     return res
 
 
@@ -62,12 +59,11 @@ def _assemble(ps, variant, log_path, plan=None):
             for t in p.results:
                 # kinds are final only now: a report can be renamed by a
                 # later line (cut here -> kernel BUG at)
-                sps = t.pop('_splats', None)
-                if sps is not None:
-                    kinds = list(dict.fromkeys(x.kind for x in sps))
-                    t['explained_by'] = kinds
+                if t.reports is not None:
+                    kinds = list(dict.fromkeys(x.kind for x in t.reports))
+                    t.explained_by = kinds
                     if kinds:
-                        t['note'] += '; kernel problem while it ran: ' + \
+                        t.note += '; kernel problem while it ran: ' + \
                             ', '.join(kinds)
             tests.extend(p.results)
             dur = None
@@ -77,7 +73,7 @@ def _assemble(ps, variant, log_path, plan=None):
             progs.append({'name': p.name, 'rc': p.rc, 'complete': p.ended,
                           'plan': p.plan, 'duration_s': dur,
                           'results': len([t for t in p.results
-                                          if not t.get('missing')]),
+                                          if not t.missing]),
                           'bail_out': p.bail_out, 'metrics': p.metrics,
                           'line': p.lineno, 'ktap': p.ktap_lines})
         dur = None
@@ -93,60 +89,63 @@ def _assemble(ps, variant, log_path, plan=None):
             ps.last_line[0], ps.last_line[1].strip()[:120])
     else:
         where = 'the console printed nothing'
-    reasons = []   # [class, text]
+    reasons = []
     if plan is not None:
         _check_plan(plan, ps, suites, tests, reasons, where)
 
     # the same suite run twice in one boot: keep ids unique
     seen = {}
     for t in tests:
-        n = seen.get(t['id'], 0) + 1
-        seen[t['id']] = n
+        n = seen.get(t.id, 0) + 1
+        seen[t.id] = n
         if n > 1:
-            t['id'] = '%s#%d' % (t['id'], n)
+            t.id = '%s#%d' % (t.id, n)
     mark_benchmarks(tests, plan)
 
-    counts = {k: 0 for k in ('pass', 'fail', 'skip', 'error', 'bench')}
+    counts = {s.value: 0 for s in Status}
     for t in tests:
-        counts[t['status']] += 1
+        counts[t.status.value] += 1
     counts['total'] = len(tests)
     # passed only when run again (a subset of pass)
     counts['flaky'] = sum(1 for t in tests
-                          if t['status'] == 'pass' and t.get('flaky'))
+                          if t.status == Status.PASS and t.flaky)
 
     for p in problems:
-        reasons.append([3, 'kernel %s: %s' % (p['kind'], p['first_line'])])
+        reasons.append(Reason(3, 'kernel %s: %s' % (p['kind'],
+                                                    p['first_line'])))
     events = [e['event'] for e in h['events']]
     for e in h['events']:
+        after = e['args'].get('after', '?')
         if e['event'] == 'BOOT-TIMEOUT':
-            reasons.append([2, 'boot timeout after %ss' %
-                            e['args'].get('after', '?')])
+            reasons.append(Reason(2, 'boot timeout after %ss' % after))
         elif e['event'] == 'SUITE-TIMEOUT':
-            reasons.append([2, 'suite %s timed out after %ss' % (
-                e['args'].get('suite', '?'), e['args'].get('after', '?'))])
+            reasons.append(Reason(2, 'suite %s timed out after %ss' % (
+                e['args'].get('suite', '?'), after)))
         elif e['event'] == 'SILENCE':
-            reasons.append([2, 'console silent for %ss' %
-                            e['args'].get('after', '?')])
+            reasons.append(Reason(2, 'console silent for %ss' % after))
         elif e['event'] == 'FINAL-TIMEOUT':
-            reasons.append([2, 'the final command timed out after %ss' %
-                            e['args'].get('after', '?')])
+            reasons.append(Reason(2, 'the final command timed out after '
+                                  '%ss' % after))
         elif e['event'] == 'POWEROFF-TIMEOUT':
-            reasons.append([2, 'QEMU did not end within %ss of poweroff -f' %
-                            e['args'].get('after', '?')])
+            reasons.append(Reason(2, 'QEMU did not end within %ss of '
+                                  'poweroff -f' % after))
         elif e['event'] == 'INTERRUPTED':
-            reasons.append([2, 'the harness was interrupted (%s) and killed '
-                               'QEMU' % e['args'].get('signal', 'signal')])
+            reasons.append(Reason(2, 'the harness was interrupted (%s) and '
+                                  'killed QEMU' %
+                                  e['args'].get('signal', 'signal')))
     if ps.ready is None:
-        reasons.append([2, 'no READY marker: the boot did not complete'])
+        reasons.append(Reason(2, 'no READY marker: the boot did not '
+                              'complete'))
     st = h['qemu_exit_status']
     if st not in (None, 0) and \
             not any(p['kind'] == 'panic' for p in problems) and \
             not HARNESS_STOPS & set(events):
-        reasons.append([2, 'QEMU exited with status %s without a kernel '
-                           'panic' % st])
+        reasons.append(Reason(2, 'QEMU exited with status %s without a '
+                              'kernel panic' % st))
     if h['start'] is not None and 'END' not in events and \
             'QEMU-EXIT' not in events:
-        reasons.append([2, 'log truncated: no @@@ HARNESS QEMU-EXIT/END'])
+        reasons.append(Reason(2, 'log truncated: no @@@ HARNESS '
+                              'QEMU-EXIT/END'))
     # Everything the harness sent must have run: a guest that resets or
     # dies quietly (QEMU exits 0 under -no-reboot) ends the log early,
     # and what never began has no result to fail.
@@ -156,22 +155,18 @@ def _assemble(ps, variant, log_path, plan=None):
         words = cmd.split()
         if len(words) > 1 and words[0] == 'run-suite' and \
                 words[1] not in begun:
-            reasons.append([2, 'suite %s was sent but never began; %s'
-                            % (words[1], where)])
+            reasons.append(Reason(2, 'suite %s was sent but never began; '
+                                  '%s' % (words[1], where)))
     stopped = HARNESS_STOPS & set(events) or \
         any(p['kind'] == 'panic' for p in problems)
     if h['start'] is not None and ps.ready is not None and not stopped \
             and 'poweroff -f' not in h['sent']:
-        reasons.append([2, 'the run ended before its last step (the '
-                           'harness never sent poweroff); %s' % where])
+        reasons.append(Reason(2, 'the run ended before its last step (the '
+                              'harness never sent poweroff); %s' % where))
     for t in tests:
-        t.pop('_head', None)
-        t.pop('_leaf', None)
-        ended = t.pop('_ended', False)
-        failed = t.pop('_failed', False)
-        if t['status'] == 'fail':
-            reasons.append([1, 'test %s failed' % t['id']])
-        elif t['status'] == 'error' and t.get('missing'):
+        if t.status == Status.FAIL:
+            reasons.append(Reason(1, 'test %s failed' % t.id))
+        elif t.status == Status.ERROR and t.missing:
             # planned, and no outcome. A program that said it failed
             # (crashed, killed, bailed out, exited non-zero) lost the rest
             # to that failure: class 1, as any failing test (bisect-run
@@ -179,56 +174,53 @@ def _assemble(ps, variant, log_path, plan=None):
             # program that never began or ended, that exited 0 short of
             # its plan, or could not run at all is class 2, with where
             # the console stopped unless its program ended.
-            reasons.append([1 if failed else 2, 'test %s: %s%s' % (
-                t['id'], t['note'],
-                '' if ended else '; ' + where)])
-        elif t['status'] == 'error':
-            reasons.append([1, 'test %s: %s' % (t['id'], t['note'])])
+            reasons.append(Reason(
+                1 if t.program_failed else 2, 'test %s: %s%s' % (
+                    t.id, t.note, '' if t.program_ended else '; ' + where)))
+        elif t.status == Status.ERROR:
+            reasons.append(Reason(1, 'test %s: %s' % (t.id, t.note)))
     for s in suites:
         if not s['complete'] and not s['timed_out'] and s['name'] != 'ktap':
-            reasons.append([2, 'suite %s incomplete: no SUITE-END' %
-                            s['name']])
+            reasons.append(Reason(2, 'suite %s incomplete: no SUITE-END' %
+                                  s['name']))
         elif s['complete'] and s['rc'] not in (0, None):
-            reasons.append([1, 'suite %s ended rc=%s' % (s['name'], s['rc'])])
+            reasons.append(Reason(1, 'suite %s ended rc=%s' % (s['name'],
+                                                               s['rc'])))
         for p in s['programs']:
             if p['complete'] and p['rc'] not in OK_RC and \
                     p['rc'] is not None:
-                reasons.append([1, 'program %s/%s exited rc=%s' % (
-                    s['name'], p['name'], p['rc'])])
-    cls = max([r[0] for r in reasons], default=0)
-    reasons.sort(key=lambda r: -r[0])
+                reasons.append(Reason(1, 'program %s/%s exited rc=%s' % (
+                    s['name'], p['name'], p['rc'])))
+    reasons.sort(key=lambda r: -r.cls)
 
-    ready_up = ps.ready['uptime'] if ps.ready else None
-    return {
-        'schema': 1,
-        'log': log_path,
-        'variant': variant or h['variant'] or 'unknown',
-        'kernel_release': ps.release or ps.reports.linux_version_release,
-        'kernel_cmdline': ps.reports.cmdline,
-        'boot': {
+    return BootResult(
+        log=log_path,
+        variant=variant or h['variant'] or 'unknown',
+        kernel_release=ps.release or ps.reports.linux_version_release,
+        kernel_cmdline=ps.reports.cmdline,
+        boot={
             'ready': ps.ready is not None,
-            'ready_uptime_s': ready_up,
+            'ready_uptime_s': ps.ready['uptime'] if ps.ready else None,
             'ready_elapsed_s': h.get('ready_elapsed_s'),
             'ready_line': ps.ready['line'] if ps.ready else None,
         },
-        'duration_s': h['end_elapsed_s'],
-        'accel': h['accel'],
-        'exit_class': cls,
-        'exit_class_name': CLASS_NAMES[cls],
-        'reasons': [{'class': c, 'reason': r} for c, r in reasons],
-        'kernel_problems': problems,
-        'kernel_problems_total': problems_total,
-        'counts': counts,
-        'plan': None if plan is None else {
+        duration_s=h['end_elapsed_s'],
+        accel=h['accel'],
+        exit_class=max((r.cls for r in reasons), default=ExitClass.PASS),
+        reasons=reasons,
+        kernel_problems=problems,
+        kernel_problems_total=problems_total,
+        counts=counts,
+        plan=None if plan is None else {
             'tests': plan.get('tests', []),
             'suites': plan.get('suites', []),
             'checkers': plan.get('checkers', []),
             'unplanned': ps.unplanned},
-        'checks': ps.checks,
-        'tests': tests,
-        'suites': suites,
-        'harness': {k: v for k, v in h.items() if k != 'start'},
-    }
+        checks=ps.checks,
+        tests=tests,
+        suites=suites,
+        harness={k: v for k, v in h.items() if k != 'start'},
+    )
 
 
 def mark_benchmarks(tests, plan):
@@ -240,11 +232,11 @@ def mark_benchmarks(tests, plan):
     globs = [g for sp in (plan or {}).get('suites', [])
              for g in sp.get('benchmarks', [])]
     for t in tests:
-        if t['status'] == 'pass' and any(
-                testsel.matches(g, t['suite'], t['program'],
-                                testsel.test_part(t['name']))
+        if t.status == Status.PASS and any(
+                testsel.matches(g, t.suite, t.program,
+                                testsel.test_part(t.name))
                 for g in globs):
-            t['status'] = 'bench'
+            t.status = Status.BENCH
 
 
 def _check_plan(plan, ps, suites, tests, reasons, where):
@@ -259,8 +251,8 @@ def _check_plan(plan, ps, suites, tests, reasons, where):
         seen = [p['name'] for p in s['programs']] if s else []
         if s is None and not any(c.split()[:2] == ['run-suite', sp['name']]
                                  for c in ps.harness['sent']):
-            reasons.append([2, 'suite %s was planned but never sent; %s'
-                            % (sp['name'], where)])
+            reasons.append(Reason(2, 'suite %s was planned but never '
+                                  'sent; %s' % (sp['name'], where)))
         for name in sp['programs']:
             if name in seen:
                 continue
@@ -268,12 +260,10 @@ def _check_plan(plan, ps, suites, tests, reasons, where):
             why = 'planned but never began' + (
                 ' (its suite never began)' if s is None else
                 '' if s['complete'] else ' (the suite did not end)')
-            tests.append({
-                'id': ident, 'suite': sp['name'], 'program': name,
-                'name': name, 'number': None, 'status': 'error',
-                'missing': True, 'duration_ms': None, 'skip_reason': None,
-                'note': why, 'line': None, 'excerpt': '', 'metrics': {},
-                'explained_by': []})
+            tests.append(TestResult(
+                id=ident, suite=sp['name'], program=name, name=name,
+                number=None, status=Status.ERROR, layout=Layout.MISSING,
+                missing=True, note=why, explained_by=[]))
         for prog in (s['programs'] if s else []):
             want = sp.get('tests', {}).get(prog['name'])
             if want is not None:
@@ -281,25 +271,26 @@ def _check_plan(plan, ps, suites, tests, reasons, where):
         for name in seen:
             if name not in sp['programs'] + sp.get('optional', []):
                 ps.unplanned.append('%s/%s' % (sp['name'], name))
-                reasons.append([2, 'program %s/%s ran but was not planned '
-                                '(the initramfs and variant.json disagree)'
-                                % (sp['name'], name)])
+                reasons.append(Reason(
+                    2, 'program %s/%s ran but was not planned (the '
+                    'initramfs and variant.json disagree)' % (sp['name'],
+                                                              name)))
     # every TESTS glob must have reached something that ran: a glob into a
     # program (its tests by name) that matched none of them runs nothing
     # there, and a rerun of a test that was renamed must not pass
     # (a program that began and then failed - crashed, killed - reached
     # the glob: its missing results are that failure, class 1)
     def reached(g, t):
-        if t.get('missing'):
-            return t.get('_failed') and testsel.matches(
-                g, t['suite'], t['program']) is not False
-        return testsel.matches(g, t['suite'], t['program'],
-                               testsel.test_part(t['name']))
+        if t.missing:
+            return t.program_failed and testsel.matches(
+                g, t.suite, t.program) is not False
+        return testsel.matches(g, t.suite, t.program,
+                               testsel.test_part(t.name))
 
     for g in plan.get('tests', []):
         if not any(reached(g, t) for t in tests):
-            reasons.append([2, "TESTS glob '%s' matched no test that ran"
-                            % g])
+            reasons.append(Reason(2, "TESTS glob '%s' matched no test that "
+                                  "ran" % g))
     for name in plan.get('checkers', []):
         c = ps.checks.get(name)
         if name == 'kasan':
@@ -308,23 +299,26 @@ def _check_plan(plan, ps, suites, tests, reasons, where):
             # dmesg when the console's log level hid it
             if ps.reports.kasan_banner is None and \
                     (c is None or c['state'] != 'on'):
-                reasons.append([2, 'debug checker kasan is off: neither the '
-                                'console nor debug-checks saw '
-                                '"KernelAddressSanitizer initialized"'])
+                reasons.append(Reason(
+                    2, 'debug checker kasan is off: neither the console nor '
+                    'debug-checks saw "KernelAddressSanitizer '
+                    'initialized"'))
             continue
         finals = [x for x in ps.harness['sent'] if x.split()[:1] !=
                   ['run-suite'] and x != 'poweroff -f']
         if c is None and ps.final_done is not None:
-            reasons.append([2, 'debug checker %s was not reported: the final '
-                            "command '%s' ended (line %d) without a @@@ "
-                            'CHECK %s line' % (name, ' '.join(finals[-1:]),
-                                               ps.final_done, name)])
+            reasons.append(Reason(
+                2, "debug checker %s was not reported: the final command "
+                "'%s' ended (line %d) without a @@@ CHECK %s line" % (
+                    name, ' '.join(finals[-1:]), ps.final_done, name)))
         elif c is None:
-            reasons.append([2, 'debug checker %s was not reported (the final '
-                            'command never ended); %s' % (name, where)])
+            reasons.append(Reason(
+                2, 'debug checker %s was not reported (the final command '
+                'never ended); %s' % (name, where)))
         elif c['state'] != 'on':
-            reasons.append([2, 'debug checker %s is off: %s (line %d)' % (
-                name, c['detail'] or c['state'], c['line'])])
+            reasons.append(Reason(2, 'debug checker %s is off: %s (line %d)'
+                                  % (name, c['detail'] or c['state'],
+                                     c['line'])))
 
 
 def program_failed(bail_out, ended, rc):
@@ -345,9 +339,9 @@ def _check_tests(suite, prog, want, tests, ps):
     the program's KTAP plan already found results missing (those are
     counted once, as test-N); a result no planned test explains is listed
     as unplanned."""
-    mine = [t for t in tests if t['suite'] == suite and
-            t['program'] == prog['name']]
-    names = [t['name'] for t in mine if not t.get('missing')]
+    mine = [t for t in tests if t.suite == suite and
+            t.program == prog['name']]
+    names = [t.name for t in mine if not t.missing]
 
     def covers(w, n):
         return n == w or n.startswith(w + '/') or \
@@ -357,20 +351,19 @@ def _check_tests(suite, prog, want, tests, ps):
         if not any(covers(w, n) for w in want) and \
                 n not in ('exit-status', 'missing-results'):
             ps.unplanned.append('%s/%s/%s' % (suite, prog['name'], n))
-    if any(t.get('missing') for t in mine):
+    if any(t.missing for t in mine):
         return
     failed = program_failed(prog['bail_out'], prog['complete'], prog['rc'])
     for w in want:
         if any(covers(w, n) for n in names):
             continue
-        tests.append({
-            'id': '%s/%s/%s' % (suite, prog['name'], w), 'suite': suite,
-            'program': prog['name'], 'name': w, 'number': None,
-            'status': 'error', 'missing': True, 'duration_ms': None,
-            'skip_reason': None, 'note': 'planned (the program lists it) '
-            'but no result in the console log', 'line': None,
-            'excerpt': '', 'metrics': {}, 'explained_by': [],
-            '_ended': prog['complete'], '_failed': failed})
+        tests.append(TestResult(
+            id='%s/%s/%s' % (suite, prog['name'], w), suite=suite,
+            program=prog['name'], name=w, number=None, status=Status.ERROR,
+            layout=Layout.MISSING, missing=True,
+            note='planned (the program lists it) but no result in the '
+            'console log', explained_by=[],
+            program_ended=prog['complete'], program_failed=failed))
 
 
 def read_plan(path):

@@ -9,27 +9,30 @@ import os
 import re
 import xml.etree.ElementTree as ET
 
+from ..models import Status
+
 
 def summary_line(res):
-    """One line for people: variant, class, boot time, counts, first cause."""
-    c = res['counts']
-    boot = res['boot']['ready_uptime_s']
-    parts = ['%s: class %d (%s)' % (res['variant'], res['exit_class'],
-                                    res['exit_class_name']),
+    """One line for people: variant, class, boot time, counts, first cause
+    of the BootResult RES."""
+    c = res.counts
+    boot = res.boot['ready_uptime_s']
+    parts = ['%s: class %d (%s)' % (res.variant, res.exit_class,
+                                    res.exit_class_name),
              'boot %ss' % boot if boot is not None else
-             'not booted' if res.get('booted') is False else 'no READY',
+             'not booted' if res.booted is False else 'no READY',
              '%d passed%s, %d failed, %d skipped, %d errors%s' % (
                  c['pass'], ' (%d flaky)' % c['flaky'] if c.get('flaky')
                  else '', c['fail'], c['skip'], c['error'],
                  ', %d benchmark%s ran' % (c['bench'], '' if c['bench'] == 1
                                            else 's')
                  if c.get('bench') else '')]
-    kinds = list(dict.fromkeys(p['kind'] for p in res['kernel_problems']))
+    kinds = list(dict.fromkeys(p['kind'] for p in res.kernel_problems))
     parts.append('kernel problems: %d%s' % (
-        res['kernel_problems_total'],
+        res.kernel_problems_total,
         ' (%s)' % ', '.join(kinds) if kinds else ''))
-    if res['reasons']:
-        parts.append(res['reasons'][0]['reason'])
+    if res.reasons:
+        parts.append(res.reasons[0].text)
     return ' - '.join(parts)
 
 
@@ -47,9 +50,10 @@ def _secs(ms):
 
 
 def junit_tree(res):
-    """JUnit XML: one <testsuite> per suite, kernel problems and harness
-    problems as failing testcases kernel/<kind> and harness/<what>."""
-    root = ET.Element('testsuites', name=_x(res['variant']))
+    """JUnit XML of the BootResult RES: one <testsuite> per suite, kernel
+    problems and harness problems as failing testcases kernel/<kind> and
+    harness/<what>."""
+    root = ET.Element('testsuites', name=_x(res.variant))
     tot = {'tests': 0, 'failures': 0, 'errors': 0, 'skipped': 0}
 
     def add_suite(name, cases, time=None):
@@ -99,7 +103,7 @@ def junit_tree(res):
 
     # kernel problems first: the most important news of a boot
     by_kind = {}
-    for p in res['kernel_problems']:
+    for p in res.kernel_problems:
         by_kind.setdefault(p['kind'], []).append(p)
     if by_kind:
         cases = []
@@ -110,38 +114,38 @@ def junit_tree(res):
                           '0'))
         add_suite('kernel', cases)
 
-    cases = [('harness', 'boot', 'pass' if res['boot']['ready'] else 'error',
-              'no READY marker', '' if res['boot']['ready'] else
+    boot = res.boot
+    cases = [('harness', 'boot', 'pass' if boot['ready'] else 'error',
+              'no READY marker', '' if boot['ready'] else
               'the guest never printed @@@ READY',
-              '%.3f' % res['boot']['ready_uptime_s']
-              if res['boot']['ready_uptime_s'] is not None else '0')]
-    for r in res['reasons']:
+              '%.3f' % boot['ready_uptime_s']
+              if boot['ready_uptime_s'] is not None else '0')]
+    for r in res.reasons:
         # (a missing test is a testcase of its own suite already)
-        if r['class'] == 2 and not r['reason'].startswith(('no READY',
-                                                            'test ')):
-            cases.append(('harness', r['reason'].split(':')[0], 'error',
-                          r['reason'], r['reason'], '0'))
+        if r.cls == 2 and not r.text.startswith(('no READY', 'test ')):
+            cases.append(('harness', r.text.split(':')[0], 'error',
+                          r.text, r.text, '0'))
     add_suite('harness', cases)
 
     by_suite = {}
-    for t in res['tests']:
+    for t in res.tests:
         # nested kselftest results: a testsuite per target
-        by_suite.setdefault(t.get('junit_suite') or t['suite'], []).append(t)
-    durations = {s['name']: s['duration_s'] for s in res['suites']}
+        by_suite.setdefault(t.junit_suite or t.suite, []).append(t)
+    durations = {s['name']: s['duration_s'] for s in res.suites}
     for name, ts in by_suite.items():
         cases = []
         for t in ts:
-            msg = t.get('skip_reason') or t.get('note') or \
-                (t['excerpt'].splitlines() or [t['status']])[-1]
-            cases.append(('%s.%s' % (t['suite'], t['program']), t['name'],
-                          t['status'], msg, t['excerpt'],
-                          _secs(t['duration_ms']), t.get('flaky')))
+            msg = t.skip_reason or t.note or \
+                (t.excerpt.splitlines() or [t.status.value])[-1]
+            cases.append(('%s.%s' % (t.suite, t.program), t.name,
+                          t.status.value, msg, t.excerpt,
+                          _secs(t.duration_ms), t.flaky))
         add_suite(name, cases, durations.get(name, durations.get(
             name.split('/')[0])))
     for k, v in tot.items():
         root.set(k, str(v))
-    if isinstance(res['duration_s'], (int, float)):
-        root.set('time', '%.3f' % res['duration_s'])
+    if isinstance(res.duration_s, (int, float)):
+        root.set('time', '%.3f' % res.duration_s)
     return ET.ElementTree(root)
 
 
@@ -177,11 +181,12 @@ def safe_name(s):
 
 
 def write_results(res, outdir):
-    """Write results.json, junit.xml and <suite>.ktap into outdir."""
+    """Write the BootResult RES as results.json, junit.xml and
+    <suite>.ktap into outdir."""
     os.makedirs(outdir, exist_ok=True)
     with open(os.path.join(outdir, 'results.json'), 'w',
               encoding='utf-8') as f:
-        json.dump(res, f, indent=2, sort_keys=False)
+        json.dump(res.to_dict(), f, indent=2, sort_keys=False)
         f.write('\n')
     tree = junit_tree(res)
     ET.indent(tree)
@@ -189,14 +194,14 @@ def write_results(res, outdir):
                xml_declaration=True)
     # a suite run more than once in a boot: one file, all its programs
     merged = {}
-    for s in res['suites']:
+    for s in res.suites:
         m = merged.setdefault(s['name'], {'name': s['name'], 'programs': []})
         m['programs'].extend(s['programs'])
     bench = {}
-    for t in res['tests']:
-        if t['status'] == 'bench':
-            bench.setdefault(t['suite'], {}).setdefault(
-                t['program'], []).append(t['name'])
+    for t in res.tests:
+        if t.status == Status.BENCH:
+            bench.setdefault(t.suite, {}).setdefault(
+                t.program, []).append(t.name)
     for s in merged.values():
         with open(os.path.join(outdir, safe_name(s['name']) + '.ktap'), 'w',
                   encoding='utf-8') as f:

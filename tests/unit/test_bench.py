@@ -10,6 +10,7 @@ scripts/check read the status.
     python3 -m unittest discover -s tests/unit     (scripts/run-tests runs it)
 """
 import contextlib
+import dataclasses
 import importlib.machinery
 import importlib.util
 import io
@@ -92,7 +93,7 @@ def parse(text, p=None):
 
 
 def statuses(res):
-    return {t['id']: t['status'] for t in res['tests']}
+    return {t.id: t.status for t in res.tests}
 
 
 class Verdict(unittest.TestCase):
@@ -100,14 +101,14 @@ class Verdict(unittest.TestCase):
         res = parse(console(program()))
         self.assertEqual({'s/p/t.check': 'pass', 's/p/t.speed': 'bench'},
                          statuses(res))
-        self.assertEqual(0, res['exit_class'])
-        c = res['counts']
+        self.assertEqual(0, res.exit_class)
+        c = res.counts
         self.assertEqual((1, 1, 0, 0, 0, 2),
                          (c['pass'], c['bench'], c['fail'], c['skip'],
                           c['error'], c['total']))
         # its measurements are kept as before
-        speed = [t for t in res['tests'] if t['name'] == 't.speed'][0]
-        self.assertEqual({'ns_per_call': 12.5}, speed['metrics'])
+        speed = [t for t in res.tests if t.name == 't.speed'][0]
+        self.assertEqual({'ns_per_call': 12.5}, speed.metrics)
 
     def test_recorded_isolated_run_getppid_cost_is_bench(self):
         # a real console log (tests/console-logs/isolated.log) against its
@@ -116,47 +117,47 @@ class Verdict(unittest.TestCase):
         text = results.read_log(os.path.join(logs, 'isolated.log'))
         p = results.read_plan(os.path.join(logs, 'isolated.plan.json'))
         res = results.parse(text, plan=p)
-        self.assertEqual((28, 0), (res['counts']['pass'],
-                                   res['counts']['bench']))
+        self.assertEqual((28, 0), (res.counts['pass'],
+                                   res.counts['bench']))
         for sp in p['suites']:
             if sp['name'] == 'isolation':
                 sp['benchmarks'] = ['isolation/cost/cost.getppid_cost']
         res = results.parse(text, plan=p)
-        self.assertEqual(0, res['exit_class'])
-        self.assertEqual((27, 1, 32), (res['counts']['pass'],
-                                       res['counts']['bench'],
-                                       res['counts']['total']))
+        self.assertEqual(0, res.exit_class)
+        self.assertEqual((27, 1, 32), (res.counts['pass'],
+                                       res.counts['bench'],
+                                       res.counts['total']))
         self.assertEqual(['isolation/cost/cost.getppid_cost'],
-                         [t['id'] for t in res['tests']
-                          if t['status'] == 'bench'])
+                         [t.id for t in res.tests
+                          if t.status == 'bench'])
 
     def test_undeclared_it_is_a_pass_and_a_program_glob_takes_all(self):
         res = parse(console(program()), plan(benchmarks=()))
         self.assertEqual({'s/p/t.check': 'pass', 's/p/t.speed': 'pass'},
                          statuses(res))
-        self.assertEqual(0, res['counts']['bench'])
+        self.assertEqual(0, res.counts['bench'])
         res = parse(console(program()), plan(benchmarks=('s/p',)))
         self.assertEqual({'bench'}, set(statuses(res).values()))
 
     def test_a_benchmark_that_failed_is_a_failure(self):
         res = parse(console(program('not ok 2 t.speed'), rc=1))
         self.assertEqual('fail', statuses(res)['s/p/t.speed'])
-        self.assertEqual(1, res['exit_class'])
-        self.assertEqual((1, 0, 1), (res['counts']['pass'],
-                                     res['counts']['bench'],
-                                     res['counts']['fail']))
+        self.assertEqual(1, res.exit_class)
+        self.assertEqual((1, 0, 1), (res.counts['pass'],
+                                     res.counts['bench'],
+                                     res.counts['fail']))
 
     def test_a_benchmark_that_skipped_is_a_skip(self):
         res = parse(console(program('ok 2 t.speed # SKIP no UMCG')))
         self.assertEqual('skip', statuses(res)['s/p/t.speed'])
-        self.assertEqual(0, res['counts']['bench'])
+        self.assertEqual(0, res.counts['bench'])
 
     def test_a_benchmark_that_crashed_is_an_error(self):
         # the program died (SIGSEGV) inside the benchmark: no result line
         res = parse(console(program(None), rc=139))
         self.assertEqual('error', statuses(res)['s/p/t.speed'])
-        self.assertEqual(1, res['exit_class'])
-        self.assertEqual(0, res['counts']['bench'])
+        self.assertEqual(1, res.exit_class)
+        self.assertEqual(0, res.counts['bench'])
 
     def test_a_planned_benchmark_that_did_not_run_is_an_error(self):
         # its program listed it, it printed no result, the program exited 0
@@ -164,13 +165,13 @@ class Verdict(unittest.TestCase):
                  if 't.speed' not in ln]
         res = parse(console(lines))
         self.assertEqual('error', statuses(res)['s/p/t.speed'])
-        self.assertEqual(2, res['exit_class'])
+        self.assertEqual(2, res.exit_class)
         # a benchmark program that never began
         res = parse(console(program()),
                     plan(benchmarks=('s/q',), programs=('p', 'q')))
         self.assertEqual('error', statuses(res)['s/q'])
-        self.assertEqual(2, res['exit_class'])
-        self.assertEqual(0, res['counts']['bench'])
+        self.assertEqual(2, res.exit_class)
+        self.assertEqual(0, res.counts['bench'])
 
     def test_summary_line_counts_benchmarks_apart_from_passes(self):
         line = results.summary_line(parse(console(program())))
@@ -203,8 +204,8 @@ class Verdict(unittest.TestCase):
 
 
 def results_dir(top, variant, res):
-    results.write_results(dict(res, variant=variant),
-                             os.path.join(top, variant))
+    results.write_results(dataclasses.replace(res, variant=variant),
+                          os.path.join(top, variant))
 
 
 class Summary(unittest.TestCase):
@@ -299,7 +300,7 @@ class Report(unittest.TestCase):
     def test_a_benchmark_is_shown_as_one(self):
         report = script('report')
         res = parse(console(program()))
-        lines = report.render(res, 'results.json', False)
+        lines = report.render(res.to_dict(), 'results.json', False)
         speed = [ln for ln in lines if 's/p/t.speed' in ln]
         self.assertEqual(1, len(speed))
         self.assertTrue(speed[0].startswith('[BENCH] s/p/t.speed'), speed)

@@ -62,14 +62,15 @@ def outcomes(res, prefix):
 
 class Directives(unittest.TestCase):
     def test_flat(self):
-        res = results.parse(console(['TAP version 13', '1..8'] + LINES))
+        res = results.parse(console(['TAP version 13', '1..8'] +
+                                    LINES)).to_dict()
         self.assertEqual(WANT, outcomes(res, ''))
 
     def test_nested_below_a_runner_result(self):
         res = results.parse(console(
             ['TAP version 13', '1..1', '# selftests: t: prog',
              '# TAP version 13', '# 1..8'] + ['# ' + ln for ln in LINES] +
-            ['ok 1 selftests: t: prog']))
+            ['ok 1 selftests: t: prog'])).to_dict()
         self.assertEqual(WANT, outcomes(res, 'prog/'))
 
     def test_the_tree_itself(self):

@@ -39,7 +39,8 @@ def console(program_lines, end=True):
 
 
 def parse(text):
-    return results.parse(text, patterns=[])
+    """TEXT's results.json, as a dict."""
+    return results.parse(text, patterns=[]).to_dict()
 
 
 def by_name(res, prefix=''):
