@@ -468,27 +468,44 @@ print("ok")
 stub() { printf '#!/bin/sh\n%s\n' "$2" >"$p/scripts/$1"; chmod +x "$p/scripts/$1"; }
 check_project() {
 	p=$BATS_TEST_TMPDIR/proj
+	# its results are its own (make check reads results/summary.json)
+	unset RESULTS
 	mkdir -p "$p/scripts" "$p/tests/harness"
 	cp "$TOP/scripts/check" "$TOP/scripts/lib.sh" "$p/scripts/"
 	touch "$p/tests/harness/x.bats"
 	stub run-tests 'echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 	stub in-container 'exec "$@"'
 	stub variant 'echo default; [ "$2 $3" = "--check quick" ] || echo pristine'
+	# what build-and-boot ends with: summarize's summary.json (make check
+	# counts it) and its closing line
+	stub summarize 'r=${RESULTS:-results}; mkdir -p "$r"
+printf '"'"'{"counts": {"passed": %s, "failed": %s, "skipped": %s, "benchmarks": 0}}\n'"'"' "$1" "$2" "$3" >"$r/summary.json"
+echo "matrix: $1 passed, $2 failed, $3 skipped"'
 }
 
 @test "make check: a failed build still boots what built, and every matrix failure is counted" {
 	check_project
 	# what scripts/build-and-boot ends with: off did not build, so it had
 	# no result (1 failure), and the build failed (1 more)
-	# (build-and-boot's own closing line comes after summarize's count:
-	# the count must still be read, or a matrix failure hides the passes)
-	stub build-and-boot 'echo "kernel off FAILED"; echo "matrix: 3 passed, 1 failed, 0 skipped"; echo "build failed for:"; echo "  kernel off"; echo "matrix: not everything passed (class 2); see results/<variant>/console.log and results.json"; exit 2'
+	stub build-and-boot 'echo "kernel off FAILED"; scripts/summarize 3 1 0; echo "build failed for:"; echo "  kernel off"; echo "matrix: not everything passed (class 2); see results/<variant>/console.log and results.json"; exit 2'
 	run env -u TOP "$p/scripts/check"
 	echo "$output"
 	[ "$status" -ne 0 ]
 	[ "${lines[-1]}" = "check: 11 passed, 2 failed, 2 skipped" ]
-	# a matrix that dies before its closing line is a failure too
+	# a matrix that dies before its summary is a failure too (the summary
+	# of the run before is not read)
 	stub build-and-boot 'echo "Traceback"; exit 2'
+	run env -u TOP "$p/scripts/check"
+	[ "$status" -ne 0 ]
+	[ "${lines[-1]}" = "check: 8 passed, 1 failed, 2 skipped" ]
+	# the counts are summary.json's, not a line of the output that looks
+	# like one; a summary.json that is not one counts as none
+	stub build-and-boot 'echo "matrix: 99 passed, 0 failed, 0 skipped"; scripts/summarize 3 0 0 >/dev/null'
+	run env -u TOP "$p/scripts/check"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "check: 11 passed, 0 failed, 2 skipped" ]
+	stub build-and-boot 'mkdir -p results; echo "{\"counts\": {\"passed\": null}}" >results/summary.json; echo "matrix: 3 passed, 0 failed, 0 skipped"'
 	run env -u TOP "$p/scripts/check"
 	[ "$status" -ne 0 ]
 	[ "${lines[-1]}" = "check: 8 passed, 1 failed, 2 skipped" ]
@@ -496,20 +513,20 @@ check_project() {
 
 @test "make check: tests that passed only when run again are passes, listed again at the end" {
 	check_project
-	stub build-and-boot 'echo "default: flaky (failed, then passed when run again in the same boot): kselftest/futex/run.sh/x"; echo "matrix: 3 passed, 0 failed, 0 skipped"'
+	stub build-and-boot 'echo "default: flaky (failed, then passed when run again in the same boot): kselftest/futex/run.sh/x"; scripts/summarize 3 0 0'
 	run env -u TOP "$p/scripts/check"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "${lines[-1]}" = "check: 11 passed, 0 failed, 2 skipped" ]
 	[[ "$output" == *$'=== flaky: passed when run again in the same boot (kselftests/flaky.conf)\n  default: flaky (failed, then passed'*"kselftest/futex/run.sh/x"$'\n\ntime: '* ]]
-	stub build-and-boot 'echo "matrix: 3 passed, 0 failed, 0 skipped"'
+	stub build-and-boot 'scripts/summarize 3 0 0'
 	run env -u TOP "$p/scripts/check"
 	[[ "$output" != *"=== flaky"* ]]
 }
 
 @test "make check: its output redirected to a file keeps every section (the build stage must not reopen and truncate it)" {
 	check_project
-	stub build-and-boot 'echo "kernel default ok"; echo "matrix: 3 passed, 0 failed, 0 skipped"'
+	stub build-and-boot 'echo "kernel default ok"; scripts/summarize 3 0 0'
 	env -u TOP "$p/scripts/check" >"$BATS_TEST_TMPDIR/log" 2>&1
 	cat "$BATS_TEST_TMPDIR/log"
 	grep -q '^=== tooling tests$' "$BATS_TEST_TMPDIR/log"
@@ -524,7 +541,7 @@ check_project() {
 	stub run-tests 'if [ "${2:-}" = harness ]; then echo "harness started"
 i=0; while [ ! -e "$0.go" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done; fi
 echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
-	stub build-and-boot 'echo "matrix: 3 passed, 0 failed, 0 skipped"'
+	stub build-and-boot 'scripts/summarize 3 0 0'
 	env -u TOP "$p/scripts/check" >"$BATS_TEST_TMPDIR/log" 2>&1 3>&- &
 	i=0
 	until grep -q '^harness started$' "$BATS_TEST_TMPDIR/log"; do
@@ -544,7 +561,7 @@ echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 @test "make check: CHECK picks the set, quick unless CHECK=full, says so and hands it to the harness; a bad CHECK is exit 2, nothing run" {
 	check_project
 	stub run-tests 'echo "${2:-tooling} sees CHECK_SET=${CHECK_SET:-unset}"; echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
-	stub build-and-boot 'echo "matrix: 3 passed, 0 failed, 0 skipped"'
+	stub build-and-boot 'scripts/summarize 3 0 0'
 	run env -u TOP -u CHECK "$p/scripts/check"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -557,7 +574,7 @@ echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 	[[ "$output" == *"harness sees CHECK_SET=full"* ]]
 	# the quick set leaves out the variants marked #@ check_set = full, and
 	# says which; the full set and a caller's VARIANTS are taken as they are
-	stub build-and-boot 'echo "build-and-boot VARIANTS=[${VARIANTS:-}]"; echo "matrix: 3 passed, 0 failed, 0 skipped"'
+	stub build-and-boot 'echo "build-and-boot VARIANTS=[${VARIANTS:-}]"; scripts/summarize 3 0 0'
 	run env -u TOP -u CHECK -u VARIANTS "$p/scripts/check"
 	echo "$output"
 	[[ "$output" == *"left out of the quick set: pristine (#@ check_set = full)"* ]]
@@ -609,7 +626,7 @@ echo "tooling: 4 passed, 1 failed, 0 skipped"; exit 1'
 	# (the lines that say why) and the variant's reason
 	stub build-and-boot 'echo "[PASS]  a/b/c"; echo "        | passing output"; echo "[FAIL]  umcg/wake/global.x  1.0s"; echo "        | early output"
 i=0; while [ $i -lt 20 ]; do echo "        | output $i"; i=$((i + 1)); done
-echo "        | Expected 0 (0) == ret (-125)"; echo "default: 1 test failed (see results/default)"; echo "matrix: 3 passed, 1 failed, 0 skipped"; echo "matrix: not everything passed (class 1)"; exit 1'
+echo "        | Expected 0 (0) == ret (-125)"; echo "default: 1 test failed (see results/default)"; scripts/summarize 3 1 0; echo "matrix: not everything passed (class 1)"; exit 1'
 	run env -u TOP "$p/scripts/check"
 	echo "$output"
 	[ "${lines[-1]}" = "check: 8 passed, 2 failed, 0 skipped" ]
@@ -621,7 +638,7 @@ echo "        | Expected 0 (0) == ret (-125)"; echo "default: 1 test failed (see
 	[[ "$recap" != *"early output"* ]]
 	# nothing failed: no recap
 	stub run-tests 'echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
-	stub build-and-boot 'echo "matrix: 3 passed, 0 failed, 0 skipped"'
+	stub build-and-boot 'scripts/summarize 3 0 0'
 	run env -u TOP "$p/scripts/check"
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"what failed"* ]]
