@@ -66,22 +66,14 @@ def _assemble(ps, variant, log_path, plan=None):
                         t.note += '; kernel problem while it ran: ' + \
                             ', '.join(kinds)
             tests.extend(p.results)
-            dur = None
-            if isinstance(p.begin_uptime, (int, float)) and \
-                    isinstance(p.end_uptime, (int, float)):
-                dur = round(p.end_uptime - p.begin_uptime, 3)
             progs.append({'name': p.name, 'rc': p.rc, 'complete': p.ended,
-                          'plan': p.plan, 'duration_s': dur,
+                          'plan': p.plan, 'duration_s': _duration(p),
                           'results': len([t for t in p.results
                                           if not t.missing]),
                           'bail_out': p.bail_out, 'metrics': p.metrics,
                           'line': p.lineno, 'ktap': p.ktap_lines})
-        dur = None
-        if isinstance(s.begin_uptime, (int, float)) and \
-                isinstance(s.end_uptime, (int, float)):
-            dur = round(s.end_uptime - s.begin_uptime, 3)
         suites.append({'name': s.name, 'rc': s.rc, 'complete': s.ended,
-                       'timed_out': s.timed_out, 'duration_s': dur,
+                       'timed_out': s.timed_out, 'duration_s': _duration(s),
                        'line': s.lineno, 'programs': progs})
 
     if ps.last_line:
@@ -221,6 +213,15 @@ def _assemble(ps, variant, log_path, plan=None):
         suites=suites,
         harness={k: v for k, v in h.items() if k != 'start'},
     )
+
+
+def _duration(x):
+    """Seconds from a suite's or program's BEGIN marker to its END, by the
+    guest's uptime on both; None without both."""
+    if isinstance(x.begin_uptime, (int, float)) and \
+            isinstance(x.end_uptime, (int, float)):
+        return round(x.end_uptime - x.begin_uptime, 3)
+    return None
 
 
 def mark_benchmarks(tests, plan):
