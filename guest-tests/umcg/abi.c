@@ -2,8 +2,10 @@
 /*
  * umcg/abi: the parts of the ABI that let it grow and keep programs safe
  * (issue 9, ABI and documentation):
- *  - libumcg uses 463/464 only after a probe showed they are UMCG (from
- *    Linux 6.13 on they are setxattrat()/getxattrat());
+ *  - the system call numbers are clear of mainline's (463/464, which
+ *    earlier versions used, are setxattrat()/getxattrat() from Linux
+ *    6.13 on), and libumcg uses them only after a probe showed they are
+ *    UMCG;
  *  - the UAPI header exports the alignment and the userspace bits of the
  *    state word;
  *  - the reserved bytes of struct umcg_task must be zero at registration;
@@ -49,6 +51,24 @@ TEST(probe_tells_umcg_from_other_syscalls)
 	}
 	/* A number no kernel has: like a kernel without UMCG. */
 	EXPECT_EQ(UMCG_ABI_NONE, umcg_abi_probe_nr(100000, 100001));
+}
+
+/*
+ * Mainline's x86_64 table ended at 469 (file_setattr, Linux 6.17) when this
+ * was written, and grows by a handful of numbers a year; 463-466 went to
+ * the *xattrat() calls in 6.13.  The kernel's own header must put UMCG
+ * well clear of that.
+ */
+#define MAINLINE_X86_64_LAST	469
+#define MAINLINE_MARGIN		100
+
+TEST(numbers_clear_of_mainline)
+{
+	UMCG_REQUIRE();
+	ksft_print_msg("umcg_ctl=%d umcg_wait=%d\n", __NR_umcg_ctl,
+		       __NR_umcg_wait);
+	EXPECT_LT(MAINLINE_X86_64_LAST + MAINLINE_MARGIN, __NR_umcg_ctl);
+	EXPECT_EQ(__NR_umcg_ctl + 1, __NR_umcg_wait);
 }
 
 TEST(uapi_exports_alignment_and_user_bits)

@@ -75,10 +75,10 @@ enum umcg_wait_flag {
 #endif
 
 #ifndef __NR_umcg_ctl
-#define __NR_umcg_ctl	463
+#define __NR_umcg_ctl	1000
 #endif
 #ifndef __NR_umcg_wait
-#define __NR_umcg_wait	464
+#define __NR_umcg_wait	1001
 #endif
 
 /*
@@ -93,11 +93,12 @@ enum umcg_wait_flag {
 #define LIBUMCG_TF_HANDOFF	(1U << 24)
 
 /*
- * Is this kernel's 463/464 UMCG?  The numbers are UMCG's only on kernels
- * that carry the UMCG patches: from Linux 6.13 on, 463 is setxattrat() and
- * 464 getxattrat(), and a program built against these headers would call
- * them with UMCG arguments.  So libumcg probes once, before it issues any
- * UMCG call, for answers only UMCG gives (and that cannot change anything):
+ * Is this kernel's 1000/1001 UMCG?  The numbers are UMCG's only on
+ * kernels that carry the UMCG patches; they are out of tree, far above
+ * mainline's (earlier versions used 463/464, setxattrat() and getxattrat()
+ * from Linux 6.13 on), but another out-of-tree series could use them too.
+ * So libumcg probes once, before it issues any UMCG call, for answers only
+ * UMCG gives (and that cannot change anything):
  *
  *  - umcg_ctl(REGISTER, self misaligned) is EINVAL, and with self 64-byte
  *    aligned but unmapped it is EFAULT: the alignment decides.
@@ -110,8 +111,8 @@ enum umcg_wait_flag {
  */
 enum umcg_abi {
 	UMCG_ABI_NONE,		/* both calls ENOSYS: no UMCG in this kernel */
-	UMCG_ABI_OK,		/* 463/464 answer like UMCG */
-	UMCG_ABI_FOREIGN,	/* 463/464 are other system calls: refuse */
+	UMCG_ABI_OK,		/* the numbers answer like UMCG */
+	UMCG_ABI_FOREIGN,	/* they are other system calls: refuse */
 };
 
 static inline enum umcg_abi umcg_abi_probe_nr(long nr_ctl, long nr_wait)
