@@ -125,12 +125,6 @@ static int pick_isolated_cpu(unsigned long iso)
 	return pick;
 }
 
-static void restore_stat_interval(const char *saved)
-{
-	if (saved[0])
-		write_file("/proc/sys/vm/stat_interval", saved);
-}
-
 /*
  * Interruptions of @cpu in one phase, from the trace buffer; -1 on error.
  * A quiesced phase that saw a vmstat switch prints the kworker trace lines
@@ -158,6 +152,27 @@ struct long_call {
 	int chunks;
 	struct iovec iov[MAX_CHUNKS + 1];
 };
+
+/*
+ * After a call that took @t seconds, aim the next one at @sec, changing the
+ * number of chunks by at most @limit times (the calibration jumps, the
+ * calls of a run follow TCG's speed, which the host's load moves).
+ */
+static void long_call_rescale(struct long_call *lc, double sec, double t,
+			      double limit)
+{
+	double f = sec / (t > 1e-6 ? t : 1e-6);
+
+	if (f > limit)
+		f = limit;
+	if (f < 1 / limit)
+		f = 1 / limit;
+	lc->chunks = (int)(lc->chunks * f);
+	if (lc->chunks < 1)
+		lc->chunks = 1;
+	if (lc->chunks > MAX_CHUNKS)
+		lc->chunks = MAX_CHUNKS;
+}
 
 /* 0, or -1 if the mapping or the calibration failed. */
 static int long_call_init(struct long_call *lc, double sec)
@@ -188,32 +203,9 @@ static int long_call_init(struct long_call *lc, double sec)
 		    (ssize_t)(lc->chunks * HOT_CHUNK))
 			return -1;
 		t = now_sec() - t0;
-		lc->chunks = (int)(lc->chunks * sec / (t > 1e-6 ? t : 1e-6));
-		if (lc->chunks < 1)
-			lc->chunks = 1;
-		if (lc->chunks > MAX_CHUNKS)
-			lc->chunks = MAX_CHUNKS;
+		long_call_rescale(lc, sec, t, MAX_CHUNKS);
 	}
 	return 0;
-}
-
-/*
- * After a call that took @t seconds, aim the next one at @sec again: the
- * host's load moves TCG's speed while a test runs.
- */
-static void long_call_rescale(struct long_call *lc, double sec, double t)
-{
-	double f = sec / (t > 1e-6 ? t : 1e-6);
-
-	if (f > 2)
-		f = 2;
-	if (f < 0.5)
-		f = 0.5;
-	lc->chunks = (int)(lc->chunks * f);
-	if (lc->chunks < 1)
-		lc->chunks = 1;
-	if (lc->chunks > MAX_CHUNKS)
-		lc->chunks = MAX_CHUNKS;
 }
 
 /* Call number @i: 0, or -1 if the read came back short. */
@@ -259,7 +251,7 @@ static void loop_child(struct ctl *c, int cpu, bool quiesce, double call,
 		t = now_sec() - t0;
 		if (t > longest)
 			longest = t;
-		long_call_rescale(&lc, call, t);
+		long_call_rescale(&lc, call, t, 2);
 		i++;
 	} while (run > 0 ? now_sec() < end : longest < 0.8 * call && i < 4);
 	c->syscalls = i;

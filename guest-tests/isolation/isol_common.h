@@ -36,9 +36,9 @@
 #define ISOL_SYSFS	"/sys/kernel/task_isolation"
 #ifndef TRACEFS		/* a saved trace, in the tooling tests */
 #define TRACEFS		"/sys/kernel/tracing"
+#endif
 /* The quiescing hook on every return to user space (patch 2), for tracing */
 #define ISOL_EXIT_HOOK	"__task_isol_exit_to_user_mode"
-#endif
 
 /*
  * The UAPI of a kernel built without this series has no PR_ISOL_*: the
@@ -150,6 +150,13 @@ static inline int write_file(const char *path, const char *s)
 }
 
 /* Parse a CPU list ("2-3,5") into a bitmask; stops at a space. */
+/* Put back the vm.stat_interval read into @saved ("" if the read failed). */
+static inline void restore_stat_interval(const char *saved)
+{
+	if (saved[0])
+		write_file("/proc/sys/vm/stat_interval", saved);
+}
+
 static inline unsigned long parse_cpulist(const char *s)
 {
 	unsigned long mask = 0;

@@ -313,8 +313,7 @@ TEST_F_TIMEOUT(global, exited_quiescing_task_not_counted, 120)
 	usleep(200000);
 	zombie = snapshots_while_dirtying(pages, &page);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	if (saved[0])
-		write_file("/proc/sys/vm/stat_interval", saved);
+	restore_stat_interval(saved);
 
 	ksft_print_msg("metric: shepherd_snapshots_live_quiescing=%d\n", live);
 	ksft_print_msg("metric: shepherd_snapshots_zombie=%d\n", zombie);
