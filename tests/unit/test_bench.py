@@ -384,7 +384,10 @@ class CheckLine(unittest.TestCase):
     """scripts/check's last line is CI's: its format stays; benchmarks
     that ran are said on a line before it."""
 
-    def test_last_line_unchanged_benchmarks_before_it(self):
+    def run_check(self, main_job_exit=0):
+        """(exit status, stdout lines) of scripts/check on stubs whose
+        main job writes a summary of 3 passed and 2 benchmarks and exits
+        MAIN_JOB_EXIT."""
         with tempfile.TemporaryDirectory() as p:
             os.makedirs(os.path.join(p, 'scripts'))
             os.makedirs(os.path.join(p, 'tests', 'harness'))
@@ -407,7 +410,8 @@ class CheckLine(unittest.TestCase):
                                   '>results/summary.json; '
                                   'echo "benchmarks: 2 ran (not counted as '
                                   'passed)"; echo "matrix: 3 passed, 0 '
-                                  'failed, 0 skipped"',
+                                  'failed, 0 skipped"; exit %d'
+                                  % main_job_exit,
             }
             for name, body in stubs.items():
                 path = os.path.join(p, 'scripts', name)
@@ -419,12 +423,22 @@ class CheckLine(unittest.TestCase):
             r = subprocess.run([os.path.join(p, 'scripts', 'check')],
                                capture_output=True, text=True, env=env,
                                check=False)
-        lines = r.stdout.splitlines()
-        self.assertEqual(0, r.returncode, r.stdout + r.stderr)
+        return r.returncode, r.stdout.splitlines(), r.stdout + r.stderr
+
+    def test_last_line_unchanged_benchmarks_before_it(self):
+        rc, lines, out = self.run_check()
+        self.assertEqual(0, rc, out)
         self.assertEqual('check: 11 passed, 0 failed, 2 skipped', lines[-1])
         # (the matrix's own line is further up, in its section)
         self.assertEqual('benchmarks: 2 ran (not counted as passed)',
                          lines[-2])
+
+    def test_a_failed_main_job_is_never_a_pass(self):
+        # summarize died after writing summary.json, or a variant is
+        # class 1 with no failing test: the summary says 0 failed
+        rc, lines, out = self.run_check(main_job_exit=2)
+        self.assertNotEqual(0, rc, out)
+        self.assertEqual('check: 11 passed, 1 failed, 2 skipped', lines[-1])
 
 
 if __name__ == '__main__':
