@@ -28,6 +28,8 @@ class Status(enum.StrEnum):
 
 # what a test ends with when it did not do its job
 BAD = (Status.FAIL, Status.ERROR)
+# what a test that did its job ends with: passed, or (a benchmark) ran
+GOOD = (Status.PASS, Status.BENCH)
 
 
 class ExitClass(enum.IntEnum):

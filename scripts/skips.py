@@ -28,6 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 sys.dont_write_bytecode = True
 import entry  # noqa: E402
 from pipeline import testsel  # noqa: E402
+from pipeline.models import GOOD  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 ACCEPTED = os.path.join(os.environ.get('CONFIGS', os.path.join(TOP, 'configs')),
@@ -133,7 +134,7 @@ def lost(before, now, scope=None):
                                                                'error')]
     out = []
     for t in before:
-        if t['status'] not in ('pass', 'bench'):
+        if t['status'] not in GOOD:
             continue
         s = have.get(t['id'])
         if s is None and t.get('key'):

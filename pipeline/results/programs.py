@@ -205,14 +205,13 @@ class Program:
         non-zero after passing tests), or when subtests its plan announced
         never came."""
         flat = ktap.flatten(tree, (self.suite, self.name))
-        bad = ('fail', 'error')
         results = []
         for i, f in enumerate(flat):
             below = flat[i + 1:i + 1 + _descendants(flat, i)]
             lost = False
             if not f['leaf']:
-                failing = any(x['status'] in bad for x in below)
-                if f['status'] in bad and not failing:
+                failing = any(x['status'] in BAD for x in below)
+                if f['status'] in BAD and not failing:
                     pass
                 elif f['missing'] and not failing and f['status'] == 'skip':
                     # ksft_exit_skip() after ksft_set_plan(): a skip

@@ -9,7 +9,7 @@ import os
 import re
 import xml.etree.ElementTree as ET
 
-from ..models import Status
+from ..models import GOOD, Status
 
 
 def summary_line(res):
@@ -74,7 +74,7 @@ def junit_tree(res):
             # rerun elements: flakyFailure when the rerun passed)
             for f in (case[6] if len(case) > 6 else None) or []:
                 e = ET.SubElement(tc, 'flakyFailure'
-                                  if status in ('pass', 'bench')
+                                  if status in GOOD
                                   else 'rerunFailure',
                                   message=_x('%s: %s' % (f['name'],
                                                          f['note'] or
@@ -92,7 +92,7 @@ def junit_tree(res):
             elif status == 'skip':
                 n['skipped'] += 1
                 ET.SubElement(tc, 'skipped', message=_x(msg))
-            if status in ('pass', 'bench') and text:
+            if status in GOOD and text:
                 so = ET.SubElement(tc, 'system-out')
                 so.text = _x(text)
         for k, v in n.items():
