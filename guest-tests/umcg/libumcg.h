@@ -63,6 +63,7 @@ enum umcg_ctl_flag {
 enum umcg_wait_flag {
 	UMCG_WAIT_WAKE_ONLY		= 1,
 	UMCG_WAIT_WF_CURRENT_CPU	= 2,
+	UMCG_WAIT_PREEMPT		= 4,
 };
 #endif
 
@@ -662,6 +663,32 @@ static inline int umcg_preempt_worker(struct umcg_worker *w, int sig)
 	if (!umcg_cas(&w->task.state, st, st | UMCG_TF_PREEMPTED))
 		return -EAGAIN;
 	return syscall(SYS_tgkill, getpid(), w->tid, sig) ? -errno : 0;
+}
+
+/*
+ * Preempt a worker without a signal: RUNNING -> RUNNING|PREEMPTED, then
+ * umcg_wait(UMCG_WAIT_PREEMPT) with @self->next_tid naming it, which
+ * brings it into the kernel even when it blocks or ignores every signal.
+ * @self is a registered server that is not waiting (its next_tid is
+ * restored).  Returns -EAGAIN if the worker was not RUNNING, -errno if the
+ * call failed.
+ */
+static inline int umcg_kick_worker(struct umcg_server *self,
+				   struct umcg_worker *w)
+{
+	uint32_t st = umcg_task_state(&w->task);
+	uint32_t next = self->task.next_tid;
+	long r;
+
+	if ((st & (UMCG_TASK_STATE_MASK | UMCG_TF_LOCKED | UMCG_TF_PREEMPTED)) !=
+	    UMCG_TASK_RUNNING)
+		return -EAGAIN;
+	if (!umcg_cas(&w->task.state, st, st | UMCG_TF_PREEMPTED))
+		return -EAGAIN;
+	self->task.next_tid = w->tid;
+	r = umcg_wait(UMCG_WAIT_PREEMPT, 0);
+	self->task.next_tid = next;
+	return r ? -errno : 0;
 }
 
 /*

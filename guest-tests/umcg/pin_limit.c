@@ -3,9 +3,14 @@
  * umcg/pin_limit: the page a registered task pins for as long as it is
  * registered is charged to the process (VmPin) and limited by
  * RLIMIT_MEMLOCK unless the task has CAP_IPC_LOCK; past the limit
- * registration fails with ENOMEM (issue 9, item 4).  Registering and
+ * registration fails with ENOMEM.  A structure in a transparent huge
+ * page has the page split first, so that the pin holds and is charged one
+ * 4 KiB page; one that cannot be split is charged whole.  Registering and
  * leaving many times leaves nothing pinned and no memory behind.
  */
+#define _GNU_SOURCE	/* vmsplice() */
+#include <fcntl.h>
+#include <sys/uio.h>
 #include <linux/capability.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -279,11 +284,8 @@ TEST_F_TIMEOUT(global, no_leak_after_many_registrations, 180)
  */
 #define THP_SIZE	(2UL << 20)
 #define THP_TASKS	4
-
-struct thp_result {
-	int	rets[THP_TASKS];
-	long	pin_kb;
-};
+#define THP_COUNT	5	/* one more than the limit allows */
+#define PAGE_KB		4L
 
 static long anon_huge_kb(void)
 {
@@ -300,67 +302,313 @@ static long anon_huge_kb(void)
 	return kb;
 }
 
-static int thp_child(void *arg)
+#define THP_ENABLED	"/sys/kernel/mm/transparent_hugepage/enabled"
+
+/*
+ * The kernel turns THP off on machines under 512 MiB (the 512M variants):
+ * allow it for MADV_HUGEPAGE ranges while a test runs.  Returns the mode
+ * to restore, "" if there is nothing to restore.
+ */
+static const char *thp_allow(void)
 {
-	struct thp_result *out = arg;
-	struct rlimit rl = { 16 * 4096, 16 * 4096 };
-	struct reg r[THP_TASKS];
-	pthread_t t[THP_TASKS];
+	char mode[64] = "";
+	FILE *f = fopen(THP_ENABLED, "r");
+
+	if (!f)
+		return "";
+	if (!fgets(mode, sizeof(mode), f))
+		mode[0] = 0;
+	fclose(f);
+	if (!strstr(mode, "[never]"))
+		return "";
+	f = fopen(THP_ENABLED, "w");
+	if (!f)
+		return "";
+	fputs("madvise", f);
+	return fclose(f) ? "" : "never";
+}
+
+static void thp_restore(const char *mode)
+{
+	FILE *f;
+
+	if (!*mode)
+		return;
+	f = fopen(THP_ENABLED, "w");
+	if (f) {
+		fputs(mode, f);
+		fclose(f);
+	}
+}
+
+/*
+ * @n transparent huge pages, 2 MiB-aligned and faulted in; NULL if the
+ * kernel has none to give, with the reason in @why (exit code 1 of the
+ * children below: SKIP).
+ */
+static char *thp_alloc(int n, char *why, size_t len)
+{
+	long before = anon_huge_kb(), after;
 	char *map, *huge;
+
+	if (access(THP_ENABLED, F_OK)) {
+		snprintf(why, len, "no /sys/kernel/mm/transparent_hugepage (CONFIG_TRANSPARENT_HUGEPAGE not set)");
+		return NULL;
+	}
+	map = mmap(NULL, (n + 1) * THP_SIZE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED) {
+		snprintf(why, len, "mmap: %s", strerror(errno));
+		return NULL;
+	}
+	huge = (char *)(((uintptr_t)map + THP_SIZE - 1) & ~(THP_SIZE - 1));
+	if (madvise(huge, n * THP_SIZE, MADV_HUGEPAGE)) {
+		snprintf(why, len, "madvise(MADV_HUGEPAGE): %s", strerror(errno));
+		return NULL;
+	}
+	memset(huge, 0, n * THP_SIZE);
+	after = anon_huge_kb();
+	if (after - before < n * (long)(THP_SIZE >> 10)) {
+		char mode[64] = "?";
+		FILE *f = fopen(THP_ENABLED, "r");
+
+		if (f) {
+			if (!fgets(mode, sizeof(mode), f))
+				strcpy(mode, "?");
+			mode[strcspn(mode, "\n")] = 0;
+			fclose(f);
+		}
+		snprintf(why, len, "%d asked, AnonHugePages %ld -> %ld kB, enabled: %s",
+			 n, before, after, mode);
+		return NULL;
+	}
+	return huge;
+}
+
+/* A thread registers on @task and stays: 0 or its errno, -1 if none ran. */
+static int register_thread(struct reg *r, pthread_t *t, void *task)
+{
+	memset(r, 0, sizeof(*r));
+	r->task = task;
+	if (pthread_create(t, NULL, registrar, r))
+		return -1;
+	while (!__atomic_load_n(&r->registered, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	return r->ret;
+}
+
+static void leave_all(struct reg *r, pthread_t *t, int n)
+{
 	int i;
 
-	if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK))
-		return 1;
-	map = mmap(NULL, 2 * THP_SIZE, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (map == MAP_FAILED)
-		return 2;
-	huge = (char *)(((uintptr_t)map + THP_SIZE - 1) & ~(THP_SIZE - 1));
-	if (madvise(huge, THP_SIZE, MADV_HUGEPAGE))
-		return 1;
-	memset(huge, 0, THP_SIZE);
-	if (anon_huge_kb() < 2048)
-		return 1;
-	if (drop_cap_ipc_lock())
-		return 3;
-	if (setrlimit(RLIMIT_MEMLOCK, &rl))
-		return 4;
-	for (i = 0; i < THP_TASKS; i++) {
-		memset(&r[i], 0, sizeof(r[i]));
-		r[i].task = (struct umcg_task *)huge + i;
-		if (pthread_create(&t[i], NULL, registrar, &r[i]))
-			return 5;
-		while (!__atomic_load_n(&r[i].registered, __ATOMIC_SEQ_CST))
-			usleep(1000);
-		out->rets[i] = r[i].ret;
-	}
-	out->pin_kb = vm_pin_kb();
-	for (i = 0; i < THP_TASKS; i++) {
+	for (i = 0; i < n; i++) {
 		__atomic_store_n(&r[i].leave, 1, __ATOMIC_SEQ_CST);
 		pthread_join(t[i], NULL);
 	}
+}
+
+static int limit_pages(long pages)
+{
+	struct rlimit rl = { pages * 4096, pages * 4096 };
+
+	if (drop_cap_ipc_lock())
+		return 3;
+	return setrlimit(RLIMIT_MEMLOCK, &rl) ? 4 : 0;
+}
+
+struct thp_result {
+	int	rets[THP_COUNT];
+	long	pin_kb;
+	long	huge_kb[2];	/* AnonHugePages before and after */
+	char	why[128];	/* exit code 1: why there is no huge page */
+};
+
+/* THP_TASKS structures side by side at the start of one huge page. */
+static int thp_shared_child(void *arg)
+{
+	struct thp_result *out = arg;
+	struct reg r[THP_TASKS];
+	pthread_t t[THP_TASKS];
+	char *huge = thp_alloc(1, out->why, sizeof(out->why));
+	int i, ret;
+
+	if (!huge)
+		return 1;
+	ret = limit_pages(16);
+	if (ret)
+		return ret;
+	out->huge_kb[0] = anon_huge_kb();
+	for (i = 0; i < THP_TASKS; i++) {
+		out->rets[i] = register_thread(&r[i], &t[i],
+					       (struct umcg_task *)huge + i);
+		if (out->rets[i] < 0)
+			return 5;
+	}
+	out->pin_kb = vm_pin_kb();
+	out->huge_kb[1] = anon_huge_kb();
+	leave_all(r, t, THP_TASKS);
 	return 0;
 }
 
+/*
+ * Several registrations in one huge page: the first splits it, so the
+ * pins hold one 4 KiB page, not 2 MiB; each is charged that page.
+ */
 TEST(thp_charged_per_registration)
 {
 	struct thp_result *res;
+	const char *mode;
 	int st, i;
 
 	UMCG_REQUIRE();
 	res = umcg_test_shared(sizeof(*res));
 	ASSERT_NE(NULL, res);
-	st = umcg_fork_wait(thp_child, res);
+	mode = thp_allow();
+	st = umcg_fork_wait(thp_shared_child, res);
+	thp_restore(mode);
 	if (st == 1)
-		SKIP(return, "no transparent huge page (CONFIG_TRANSPARENT_HUGEPAGE not set, or none allocated)");
+		SKIP(return, "no transparent huge page: %s", res->why);
 	ASSERT_EQ(0, st);
 	for (i = 0; i < THP_TASKS; i++) {
 		TH_LOG("registration %d in the THP: %s", i + 1,
 		       res->rets[i] ? strerror(res->rets[i]) : "ok");
 		EXPECT_EQ(0, res->rets[i]);
 	}
-	TH_LOG("VmPin %ld kB", res->pin_kb);
-	EXPECT_EQ(4L * THP_TASKS, res->pin_kb);
+	TH_LOG("VmPin %ld kB, AnonHugePages %ld -> %ld kB", res->pin_kb,
+	       res->huge_kb[0], res->huge_kb[1]);
+	EXPECT_EQ(PAGE_KB * THP_TASKS, res->pin_kb);
+	/* The huge page is split: nothing holds 2 MiB for 16 KiB charged. */
+	EXPECT_EQ(res->huge_kb[0] - (long)(THP_SIZE >> 10), res->huge_kb[1]);
+}
+
+/* One registration in the middle of each of THP_COUNT huge pages. */
+static int thp_each_child(void *arg)
+{
+	struct thp_result *out = arg;
+	struct reg r[THP_COUNT];
+	pthread_t t[THP_COUNT];
+	char *huge = thp_alloc(THP_COUNT, out->why, sizeof(out->why));
+	int i, ret;
+
+	if (!huge)
+		return 1;
+	ret = limit_pages(THP_COUNT - 1);
+	if (ret)
+		return ret;
+	out->huge_kb[0] = anon_huge_kb();
+	for (i = 0; i < THP_COUNT; i++) {
+		out->rets[i] = register_thread(&r[i], &t[i],
+					       huge + i * THP_SIZE + 5 * 4096);
+		if (out->rets[i] < 0)
+			return 5;
+	}
+	out->pin_kb = vm_pin_kb();
+	out->huge_kb[1] = anon_huge_kb();
+	leave_all(r, t, THP_COUNT);
+	return 0;
+}
+
+/*
+ * A limit of N pages and one registration per huge page: N succeed, the
+ * next gets ENOMEM, VmPin says N pages, and no huge page is left whole
+ * under a pin (a pin on a page of a THP would hold all 2 MiB of it).
+ */
+TEST(thp_one_per_huge_page_under_limit)
+{
+	struct thp_result *res;
+	const char *mode;
+	int st, i;
+
+	UMCG_REQUIRE();
+	res = umcg_test_shared(sizeof(*res));
+	ASSERT_NE(NULL, res);
+	mode = thp_allow();
+	st = umcg_fork_wait(thp_each_child, res);
+	thp_restore(mode);
+	if (st == 1)
+		SKIP(return, "no transparent huge page: %s", res->why);
+	ASSERT_EQ(0, st);
+	for (i = 0; i < THP_COUNT; i++) {
+		TH_LOG("registration in huge page %d: %s", i + 1,
+		       res->rets[i] ? strerror(res->rets[i]) : "ok");
+		EXPECT_EQ(i < THP_COUNT - 1 ? 0 : ENOMEM, res->rets[i]);
+	}
+	TH_LOG("VmPin %ld kB, AnonHugePages %ld -> %ld kB", res->pin_kb,
+	       res->huge_kb[0], res->huge_kb[1]);
+	EXPECT_EQ(PAGE_KB * (THP_COUNT - 1), res->pin_kb);
+	EXPECT_GE(res->huge_kb[0] - (THP_COUNT - 1) * (long)(THP_SIZE >> 10),
+		  res->huge_kb[1]);
+}
+
+/*
+ * A huge page that another reference holds (vmsplice() into a pipe keeps
+ * a reference to the pages it was given) cannot be split: the pin holds it
+ * whole, and the registration is charged all of it.
+ */
+static int thp_held_child(void *arg)
+{
+	struct thp_result *out = arg;
+	char *huge = thp_alloc(1, out->why, sizeof(out->why));
+	struct iovec iov;
+	struct reg r[2];
+	pthread_t t[2];
+	int pipefd[2], ret;
+
+	if (!huge)
+		return 1;
+	if (pipe(pipefd))
+		return 2;
+	iov.iov_base = huge + THP_SIZE / 2;
+	iov.iov_len = 4096;
+	if (vmsplice(pipefd[1], &iov, 1, 0) != 4096)
+		return 2;
+	/* 16 pages: far less than the 512 the huge page would be charged. */
+	ret = limit_pages(16);
+	if (ret)
+		return ret;
+	out->rets[0] = register_thread(&r[0], &t[0], huge);
+	if (out->rets[0] < 0)
+		return 5;
+	leave_all(r, t, 1);
+	/* Enough for the whole huge page (root keeps CAP_SYS_RESOURCE). */
+	ret = limit_pages(2 * (THP_SIZE >> 12));
+	if (ret)
+		return ret;
+	out->rets[1] = register_thread(&r[1], &t[1], huge);
+	if (out->rets[1] < 0)
+		return 5;
+	out->pin_kb = vm_pin_kb();
+	out->huge_kb[1] = anon_huge_kb();
+	leave_all(r + 1, t + 1, 1);
+	close(pipefd[0]);
+	close(pipefd[1]);
+	return 0;
+}
+
+TEST(thp_held_elsewhere_charged_whole)
+{
+	struct thp_result *res;
+	const char *mode;
+	int st;
+
+	UMCG_REQUIRE();
+	res = umcg_test_shared(sizeof(*res));
+	ASSERT_NE(NULL, res);
+	mode = thp_allow();
+	st = umcg_fork_wait(thp_held_child, res);
+	thp_restore(mode);
+	if (st == 1)
+		SKIP(return, "no transparent huge page: %s", res->why);
+	ASSERT_EQ(0, st);
+	TH_LOG("under 16 pages: %s; under 1024 pages: %s, VmPin %ld kB, AnonHugePages %ld kB",
+	       res->rets[0] ? strerror(res->rets[0]) : "ok",
+	       res->rets[1] ? strerror(res->rets[1]) : "ok",
+	       res->pin_kb, res->huge_kb[1]);
+	EXPECT_EQ(ENOMEM, res->rets[0]);
+	ASSERT_EQ(0, res->rets[1]);
+	EXPECT_EQ((long)(THP_SIZE >> 10), res->pin_kb);
+	/* Still whole: the charge matches a pin that holds 2 MiB. */
+	EXPECT_LE((long)(THP_SIZE >> 10), res->huge_kb[1]);
 }
 
 TEST_HARNESS_MAIN

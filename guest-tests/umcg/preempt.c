@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * umcg/preempt: a worker spinning in userspace is preempted with
- * RUNNING|PREEMPTED + a signal; its server regains the CPU within a bound
- * and the worker is parked IDLE|PREEMPTED until it is run again (item 7).
+ * RUNNING|PREEMPTED + a signal, or + umcg_wait(UMCG_WAIT_PREEMPT) when it
+ * blocks or ignores signals; its server regains the CPU within a bound
+ * and the worker is parked IDLE|PREEMPTED until it is run again.
  */
 #include "umcg_test.h"
 
@@ -247,6 +248,167 @@ TEST(preempt_not_running)
 	EXPECT_EQ(3, n->step);
 	EXPECT_EQ(2, n->handled_at_step[3]);
 	EXPECT_EQ(UMCG_TASK_NONE, umcg_task_state(&w->task) & UMCG_TASK_STATE_MASK);
+	EXPECT_EQ(0, umcg_unregister());
+}
+
+/*
+ * A worker that blocks every signal, or ignores the one a preempter would
+ * send, cannot be preempted with a signal: the request sits in its state
+ * word while it spins on.  umcg_wait(UMCG_WAIT_PREEMPT) brings it into the
+ * kernel without one.  Run by its server S; a second server K preempts.
+ */
+enum kick_mode { KICK_BLOCKED, KICK_IGNORED };
+
+static struct {
+	struct umcg_group	g;
+	struct umcg_server	s, k;
+	struct umcg_worker	w;
+	enum kick_mode		mode;
+	uint64_t		spins;
+	int			stop;
+	int			kick_ret;
+	uint32_t		state_after_signal;	/* K's view */
+	uint64_t		spins_after_signal[2];
+	char			err[96];
+} *kc;
+
+static void *kick_worker_fn(void *arg)
+{
+	sigset_t all;
+
+	(void)arg;
+	if (kc->mode == KICK_BLOCKED) {
+		sigfillset(&all);
+		if (pthread_sigmask(SIG_BLOCK, &all, NULL))
+			return (void *)1;
+	}
+	if (umcg_worker_register(&kc->w, &kc->g, NULL))
+		return (void *)2;
+	while (!__atomic_load_n(&kc->stop, __ATOMIC_SEQ_CST))
+		__atomic_add_fetch(&kc->spins, 1, __ATOMIC_RELAXED);
+	umcg_worker_unregister(&kc->w, &kc->g);
+	return NULL;
+}
+
+static void *kicker(void *arg)
+{
+	(void)arg;
+	if (umcg_server_register(&kc->k, &kc->g)) {
+		snprintf(kc->err, sizeof(kc->err), "K: register: %s", strerror(errno));
+		return kc->err;
+	}
+	while (__atomic_load_n(&kc->spins, __ATOMIC_RELAXED) < 100000)
+		usleep(1000);
+	/* The signal way first: the request stays, the worker spins on. */
+	if (umcg_preempt_worker(&kc->w, SIGUSR1)) {
+		snprintf(kc->err, sizeof(kc->err), "signal request failed");
+		return kc->err;
+	}
+	kc->spins_after_signal[0] = __atomic_load_n(&kc->spins, __ATOMIC_SEQ_CST);
+	usleep(300000);
+	kc->spins_after_signal[1] = __atomic_load_n(&kc->spins, __ATOMIC_SEQ_CST);
+	kc->state_after_signal = umcg_task_state(&kc->w.task);
+	/* Withdraw it (RUNNING again), then the kick. */
+	if (!umcg_cas(&kc->w.task.state, UMCG_TASK_RUNNING | UMCG_TF_PREEMPTED,
+		      UMCG_TASK_RUNNING)) {
+		snprintf(kc->err, sizeof(kc->err), "state 0x%x after the signal",
+			 umcg_task_state(&kc->w.task));
+		return kc->err;
+	}
+	kc->kick_ret = umcg_kick_worker(&kc->k, &kc->w);
+	umcg_unregister();
+	return NULL;
+}
+
+static void kick_test(struct __test_metadata *_metadata, enum kick_mode mode)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	struct umcg_worker *w;
+	uint64_t s1, s2;
+	pthread_t t, p;
+	void *perr;
+
+	UMCG_REQUIRE();
+	if (mode == KICK_IGNORED)
+		ASSERT_EQ(0, sigaction(SIGUSR1, &ign, NULL));
+	UMCG_TEST_SERVER(kc);
+	kc->mode = mode;
+	ASSERT_EQ(0, pthread_create(&t, NULL, kick_worker_fn, NULL));
+	umcg_wait_idle_list(&kc->g, 5000);
+	w = umcg_take_idle(&kc->g);
+	ASSERT_EQ(&kc->w, w);
+
+	ASSERT_EQ(0, pthread_create(&p, NULL, kicker, NULL));
+	ASSERT_EQ(0, umcg_run_worker(&kc->s, w, umcg_deadline(20000000000ULL)));
+	while (umcg_still_running(&kc->s, w))
+		umcg_server_wait_current(&kc->s, umcg_deadline(20000000000ULL));
+	pthread_join(p, &perr);
+	ASSERT_EQ(NULL, perr) TH_LOG("%s", (char *)perr);
+	TH_LOG("after the signal: state 0x%x, %llu spins in 300 ms; kick: %s",
+	       kc->state_after_signal,
+	       (unsigned long long)(kc->spins_after_signal[1] -
+				    kc->spins_after_signal[0]),
+	       kc->kick_ret ? strerror(-kc->kick_ret) : "ok");
+	/* The signal did not preempt it. */
+	EXPECT_EQ(UMCG_TASK_RUNNING | UMCG_TF_PREEMPTED, kc->state_after_signal);
+	EXPECT_LT(kc->spins_after_signal[0], kc->spins_after_signal[1]);
+	/* The kick did. */
+	ASSERT_EQ(0, kc->kick_ret);
+	EXPECT_EQ(UMCG_TASK_IDLE | UMCG_TF_PREEMPTED, umcg_task_state(&w->task));
+	EXPECT_EQ(0, kc->g.idle_workers);
+	s1 = __atomic_load_n(&kc->spins, __ATOMIC_SEQ_CST);
+	usleep(200000);
+	s2 = __atomic_load_n(&kc->spins, __ATOMIC_SEQ_CST);
+	EXPECT_EQ(s1, s2) TH_LOG("a preempted worker is parked");
+
+	EXPECT_TRUE(umcg_server_settle(&kc->s));
+	w = umcg_rq_pop(&kc->s);
+	ASSERT_EQ(&kc->w, w);
+	__atomic_store_n(&kc->stop, 1, __ATOMIC_SEQ_CST);
+	ASSERT_EQ(0, umcg_run_worker(&kc->s, w, umcg_deadline(20000000000ULL)));
+	while (umcg_still_running(&kc->s, w))
+		umcg_server_wait_current(&kc->s, umcg_deadline(20000000000ULL));
+	pthread_join(t, NULL);
+	EXPECT_EQ(UMCG_TASK_NONE, umcg_task_state(&w->task) & UMCG_TASK_STATE_MASK);
+	EXPECT_EQ(0, umcg_unregister());
+}
+
+TEST(preempt_without_signal_all_signals_blocked)
+{
+	kick_test(_metadata, KICK_BLOCKED);
+}
+
+TEST(preempt_without_signal_signal_ignored)
+{
+	kick_test(_metadata, KICK_IGNORED);
+}
+
+/* The kick's argument checks: not a worker, other flags, a deadline. */
+TEST(preempt_without_signal_errors)
+{
+	struct umcg_server *s;
+	uint32_t self;
+
+	UMCG_REQUIRE();
+	s = umcg_test_zalloc(sizeof(*s) + sizeof(struct umcg_group));
+	ASSERT_NE(NULL, s);
+	umcg_group_init((struct umcg_group *)(s + 1));
+	ASSERT_EQ(0, umcg_server_register(s, (struct umcg_group *)(s + 1)));
+	self = s->task.next_tid;
+	s->task.next_tid = 0;
+	EXPECT_EQ(-1, umcg_wait(UMCG_WAIT_PREEMPT, 0));
+	EXPECT_EQ(EINVAL, errno) TH_LOG("no next_tid");
+	s->task.next_tid = umcg_gettid();	/* a server, not a worker */
+	EXPECT_EQ(-1, umcg_wait(UMCG_WAIT_PREEMPT, 0));
+	EXPECT_EQ(ESRCH, errno);
+	s->task.next_tid = getppid();		/* not in this process */
+	EXPECT_EQ(-1, umcg_wait(UMCG_WAIT_PREEMPT, 0));
+	EXPECT_EQ(ESRCH, errno);
+	EXPECT_EQ(-1, umcg_wait(UMCG_WAIT_PREEMPT | UMCG_WAIT_WAKE_ONLY, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, umcg_wait(UMCG_WAIT_PREEMPT, umcg_deadline(1000000)));
+	EXPECT_EQ(EINVAL, errno);
+	s->task.next_tid = self;
 	EXPECT_EQ(0, umcg_unregister());
 }
 

@@ -264,6 +264,9 @@ static long ctxt_switches(pid_t tid, const char *key)
 	return atol(buf);
 }
 
+/* The wake under the switch's runqueue lock (patch 10), noinline. */
+#define FUSED_WAKE	"umcg_wake_locked"
+
 /*
  * A server that runs a worker on its own CPU switches to it: the worker is
  * woken and run in one step, and the server blocks (a voluntary context
@@ -275,6 +278,7 @@ static long ctxt_switches(pid_t tid, const char *key)
 TEST(switch_on_one_cpu_is_voluntary)
 {
 	long v0, v1, iv0, iv1;
+	int traced, fused;
 	struct umcg_worker *w;
 	pid_t me = umcg_gettid();
 	cpu_set_t one;
@@ -293,6 +297,7 @@ TEST(switch_on_one_cpu_is_voluntary)
 	w = umcg_take_idle(&c->g);
 	ASSERT_EQ(&c->w[1], w);
 
+	traced = !umcg_ftrace_start(FUSED_WAKE);
 	v0 = ctxt_switches(me, "voluntary_ctxt_switches");
 	iv0 = ctxt_switches(me, "nonvoluntary_ctxt_switches");
 	ASSERT_LE(0, v0);
@@ -305,6 +310,7 @@ TEST(switch_on_one_cpu_is_voluntary)
 	}
 	v1 = ctxt_switches(me, "voluntary_ctxt_switches");
 	iv1 = ctxt_switches(me, "nonvoluntary_ctxt_switches");
+	fused = traced ? umcg_ftrace_stop(FUSED_WAKE, me) : -1;
 	/* the last run: the worker unregisters */
 	ASSERT_EQ(0, umcg_run_worker(&c->s, w, 0));
 	ASSERT_EQ(0, pthread_join(t, &ret));
@@ -316,6 +322,20 @@ TEST(switch_on_one_cpu_is_voluntary)
 	EXPECT_LE(PINGS, v1 - v0);
 	/* ...and was not preempted by the worker it woke (a tick may) */
 	EXPECT_GT(PINGS / 20, iv1 - iv0);
+	/*
+	 * ...through the fused wake: on a kernel without PREEMPT a plain
+	 * wakeup and schedule() pass the two checks above as well, so count
+	 * the fused path (with the function tracer, in debug).
+	 */
+	if (!traced) {
+		TH_LOG("no function tracer: the fused wake is not counted here");
+		return;
+	}
+	TH_LOG("%d runs: %d fused wakes by the server (%s)", PINGS, fused,
+	       FUSED_WAKE);
+	ksft_print_msg("metric: umcg_fused_wakes_per_run=%.2f\n",
+		       (double)fused / PINGS);
+	EXPECT_LE(PINGS, fused);
 }
 
 TEST_HARNESS_MAIN

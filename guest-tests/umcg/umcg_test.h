@@ -11,12 +11,14 @@
 #pragma GCC diagnostic ignored "-Wclobbered"
 #include "kselftest_harness.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "kconfig.h"
 #include "libumcg.h"
@@ -135,6 +137,65 @@ static inline bool umcg_poll_eq(uint32_t *p, uint32_t mask, uint32_t v,
 		usleep(100);
 	}
 	return true;
+}
+
+
+/*
+ * Counting calls of one kernel function with the function tracer, to
+ * prove which path a test took (debug has CONFIG_FUNCTION_TRACER; the
+ * other variants do not, and umcg_ftrace_start() fails there).
+ */
+#define UMCG_TRACEFS	"/sys/kernel/tracing"
+
+static inline int umcg_tracefs_put(const char *file, const char *s, int trunc)
+{
+	char path[128];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), UMCG_TRACEFS "/%s", file);
+	fd = open(path, O_WRONLY | (trunc ? O_TRUNC : 0));
+	if (fd < 0)
+		return -1;
+	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	return close(fd) || !ok ? -1 : 0;
+}
+
+/* Trace only @fn, from an empty buffer; -1 without the function tracer. */
+static inline int umcg_ftrace_start(const char *fn)
+{
+	umcg_tracefs_put("tracing_on", "0", 0);
+	if (umcg_tracefs_put("set_ftrace_filter", fn, 1) ||
+	    umcg_tracefs_put("current_tracer", "function", 0) ||
+	    umcg_tracefs_put("trace", "", 1))
+		return -1;
+	return umcg_tracefs_put("tracing_on", "1", 0);
+}
+
+/*
+ * Stop, count the calls of @fn by task @tid in the buffer, and leave the
+ * tracer as others expect it (nop, no filter, empty).  -1 on error.
+ */
+static inline int umcg_ftrace_stop(const char *fn, pid_t tid)
+{
+	char line[512], who[32];
+	int n = 0;
+	FILE *f;
+
+	umcg_tracefs_put("tracing_on", "0", 0);
+	snprintf(who, sizeof(who), "-%d ", (int)tid);
+	f = fopen(UMCG_TRACEFS "/trace", "r");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (line[0] != '#' && strstr(line, who) && strstr(line, fn))
+				n++;
+		fclose(f);
+	} else {
+		n = -1;
+	}
+	umcg_tracefs_put("current_tracer", "nop", 0);
+	umcg_tracefs_put("set_ftrace_filter", "", 1);
+	umcg_tracefs_put("trace", "", 1);
+	return n;
 }
 
 /*
