@@ -149,53 +149,68 @@ static inline bool umcg_poll_eq(uint32_t *p, uint32_t mask, uint32_t v,
 
 static inline int umcg_tracefs_put(const char *file, const char *s, int trunc)
 {
+	size_t len = strlen(s), done = 0;
 	char path[128];
-	int fd, ok;
+	ssize_t n = 0;
+	int fd;
 
 	snprintf(path, sizeof(path), UMCG_TRACEFS "/%s", file);
 	fd = open(path, O_WRONLY | (trunc ? O_TRUNC : 0));
 	if (fd < 0)
 		return -1;
-	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
-	return close(fd) || !ok ? -1 : 0;
+	/* set_ftrace_filter takes one name per write(): write on. */
+	while (done < len && (n = write(fd, s + done, len - done)) > 0)
+		done += n;
+	return close(fd) || done < len ? -1 : 0;
 }
 
-/* Trace only @fn, from an empty buffer; -1 without the function tracer. */
-static inline int umcg_ftrace_start(const char *fn)
+/*
+ * Trace only @fns (a space-separated list of globs: a static function may
+ * be named "fn.isra.0" or "fn.constprop.0"), from an empty buffer; -1
+ * without the function tracer or with a name that matches nothing.
+ */
+static inline int umcg_ftrace_start(const char *fns)
 {
 	umcg_tracefs_put("tracing_on", "0", 0);
-	if (umcg_tracefs_put("set_ftrace_filter", fn, 1) ||
+	if (umcg_tracefs_put("set_ftrace_filter", fns, 1) ||
 	    umcg_tracefs_put("current_tracer", "function", 0) ||
 	    umcg_tracefs_put("trace", "", 1))
 		return -1;
 	return umcg_tracefs_put("tracing_on", "1", 0);
 }
 
-/*
- * Stop, count the calls of @fn by task @tid in the buffer, and leave the
- * tracer as others expect it (nop, no filter, empty).  -1 on error.
- */
-static inline int umcg_ftrace_stop(const char *fn, pid_t tid)
+/* Calls of @fn by task @tid in the trace buffer (stopped); -1 on error. */
+static inline int umcg_ftrace_count(const char *fn, pid_t tid)
 {
-	char line[512], who[32];
+	char line[512], who[32], call[96], *at;
 	int n = 0;
 	FILE *f;
 
 	umcg_tracefs_put("tracing_on", "0", 0);
 	snprintf(who, sizeof(who), "-%d ", (int)tid);
+	snprintf(call, sizeof(call), " %s", fn);
 	f = fopen(UMCG_TRACEFS "/trace", "r");
-	if (f) {
-		while (fgets(line, sizeof(line), f))
-			if (line[0] != '#' && strstr(line, who) && strstr(line, fn))
-				n++;
-		fclose(f);
-	} else {
-		n = -1;
+	if (!f)
+		return -1;
+	/* "comm-TID [cpu] flags time: fn[.suffix] <-caller" */
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#' || !strstr(line, who))
+			continue;
+		at = strstr(line, call);
+		if (at && (at[strlen(call)] == ' ' || at[strlen(call)] == '.'))
+			n++;
 	}
+	fclose(f);
+	return n;
+}
+
+/* Leave the tracer as others expect it: nop, no filter, empty. */
+static inline void umcg_ftrace_off(void)
+{
+	umcg_tracefs_put("tracing_on", "0", 0);
 	umcg_tracefs_put("current_tracer", "nop", 0);
 	umcg_tracefs_put("set_ftrace_filter", "", 1);
 	umcg_tracefs_put("trace", "", 1);
-	return n;
 }
 
 /*
