@@ -75,7 +75,7 @@ LOCK = scripts/checkout-lock $@
 SETUP_LISTS := $(if $(filter native,$(RUNTIME)),native,podman)
 
 .DEFAULT_GOAL := all
-.PHONY: skips all help setup base-image image container-build kernel-tree \
+.PHONY: skips report all help setup base-image image container-build kernel-tree \
 	patches-export series-check repro-check matrix packages boot-packages boot test-variant bench parse \
 	rerun-failed compare bisect-run check check-scale test clean distclean clean-cache
 
@@ -141,6 +141,9 @@ rerun-failed: setup ## boot VARIANT again with exactly what failed in results/VA
 
 skips: ## every skip of VARIANT's last run, counted per reason (results/VARIANT/)
 	@$(PIPELINE) skips "$${RESULTS:-results}/$(VARIANT)"
+
+report: ## VARIANT's last run again, one line per test, each failure with the end of its output (results/VARIANT/)
+	@$(PIPELINE) report "$${RESULTS:-results}/$(VARIANT)"
 
 compare: ## new failures, LOST tests, fixes, metric deltas from results A to B; fails if B regressed (python3 -m pipeline compare exits 1)
 	@test -n "$(A)" || { echo "error: give A=<results dir> (and B=, default results)" >&2; exit 2; }

@@ -117,7 +117,7 @@ def main(path: str, color_mode: str) -> int:
     results.json)."""
     if os.path.isdir(path):
         path = os.path.join(path, 'results.json')
-    res = runs.load(path)
+    res = runs.load(path, runs.NO_RUNS)
     for line in render(res, path, use_color(color_mode, sys.stdout)):
         print(line)
     return 0

@@ -14,6 +14,10 @@ import os
 
 from .. import Fail
 
+# how a reader without results learns where they come from
+NO_RUNS = (' (a variant has results once make test-variant VARIANT=<it> '
+           'has run)')
+
 
 def load(path: str, hint: str = '') -> dict:
     """One results.json (PATH, or PATH/results.json for a directory); Fail

@@ -156,18 +156,14 @@ def listing(variant: str, res: dict) -> list[str]:
     return out
 
 
-NO_RUNS = (' (a variant has results once make test-variant VARIANT=<it> '
-           'has run)')
-
-
 def main(paths: list[str]) -> int:
     """The skips of every run under each of PATHS, printed."""
     for path in paths:
         if not os.path.isdir(path):
             # (as before: a path that is not there has no runs)
             raise Fail('no results.json in %s or its subdirectories%s'
-                       % (path, NO_RUNS))
-        for variant, res in runs.load_set(path, NO_RUNS).items():
+                       % (path, runs.NO_RUNS))
+        for variant, res in runs.load_set(path, runs.NO_RUNS).items():
             for line in listing(variant, res):
                 print(line)
     return 0
