@@ -264,6 +264,21 @@ class Compare(unittest.TestCase):
         self.assertFalse(d.regressed)
         self.assertEqual(0, d.tally.new)
 
+    def test_a_program_that_failed_in_both_is_no_new_failure(self):
+        # its tests failed in A; in B it failed as a whole: the summary
+        # calls that a known failure, and so does compare
+        a = res('default', 1, [t('k/m/kfail/a', 'pass'),
+                               t('k/m/kfail/b', 'fail')])
+        b = res('default', 1, [t('k/m/kfail', 'fail')])
+        d, text = self.diff(a, b)
+        self.assertEqual(0, d.tally.new)
+        self.assertIn('   only in B    k/m/kfail: - -> fail', text)
+        # one whose tests passed in A is a new failure
+        a['tests'][1]['status'] = 'pass'
+        d, text = self.diff(a, b)
+        self.assertEqual(1, d.tally.new)
+        self.assertTrue(d.regressed)
+
     def test_a_crashed_program_loses_its_tests_to_that_failure(self):
         a = res('default', 0, [t('k/m/a/x', 'pass', key='1.1'),
                                t('k/m/b/y', 'pass', key='2.1'),
