@@ -132,6 +132,9 @@ def _compare_args(ap):
 def _report_args(ap):
     ap.add_argument('--color', choices=('auto', 'always', 'never'),
                     default='auto')
+    ap.add_argument('--failures', action='store_true',
+                    help='only the [FAIL], [CRASH] and [ERROR] lines and '
+                    'the output under them')
     ap.add_argument('results', metavar='RESULTS')
 
 
@@ -185,7 +188,7 @@ COMMANDS = [
     Command('compare', COMPARE, _compare_args,
             lambda a: compare.main(a.a, a.b, a.variants.split(), a.accepted)),
     Command('report', REPORT, _report_args,
-            lambda a: report.main(a.results, a.color)),
+            lambda a: report.main(a.results, a.color, a.failures)),
     Command('skips', SKIPS, _skips_args, lambda a: skips.main(a.results)),
     Command('select-tests', SELECT, _select_args, _select),
 ]

@@ -17,13 +17,19 @@ REPORT_LINES = 60       # of one kernel report
 
 
 class Word(enum.Enum):
-    """A line's tag, and its colour (SGR)."""
-    PASS = '32'
-    BENCH = '36'
-    FAIL = '1;31'
-    SKIP = '33'
-    CRASH = '1;35'
-    ERROR = '1;31'
+    """A line's tag."""
+    PASS = 'PASS'
+    BENCH = 'BENCH'
+    FAIL = 'FAIL'
+    SKIP = 'SKIP'
+    CRASH = 'CRASH'
+    ERROR = 'ERROR'
+
+
+# each tag's colour (SGR); FAIL and ERROR share theirs, so it cannot be
+# the enum's value (two members with one value are one member)
+COLORS = {Word.PASS: '32', Word.BENCH: '36', Word.FAIL: '1;31',
+          Word.SKIP: '33', Word.CRASH: '1;35', Word.ERROR: '1;31'}
 
 
 def use_color(mode: str, stream) -> bool:
@@ -39,7 +45,7 @@ def use_color(mode: str, stream) -> bool:
 def tag(word: Word, color: bool) -> str:
     text = '[%s]' % word.name
     if color:
-        return '\x1b[%sm%s\x1b[0m' % (word.value, text)
+        return '\x1b[%sm%s\x1b[0m' % (COLORS[word], text)
     return text
 
 
@@ -82,17 +88,25 @@ def detail(t: dict) -> str:
     return '  '.join(bits)
 
 
-def render(res: dict, path: str, color: bool) -> list[str]:
+BAD_WORDS = (Word.FAIL, Word.CRASH)
+
+
+def render(res: dict, path: str, color: bool,
+           failures: bool = False) -> list[str]:
+    """The report's lines; with FAILURES only what went wrong: the
+    [FAIL], [CRASH] and [ERROR] lines and the output under them."""
     out = []
     tests = res.get('tests') or []
     width = min(60, max([len(t['id']) for t in tests] + [10]))
     for t in tests:
         word = word_of(t)
+        if failures and word not in BAD_WORDS:
+            continue
         pad = ' ' * (7 - len('[%s]' % word.name))
         line = '%s%s %-*s  %s' % (tag(word, color), pad, width, t['id'],
                                   detail(t))
         out.append(line.rstrip())
-        if word in (Word.FAIL, Word.CRASH):
+        if word in BAD_WORDS:
             out.extend(excerpt(t.get('decoded') or t.get('excerpt'),
                                TEST_LINES,
                                '%s, test %s' % (path, t['id'])))
@@ -104,7 +118,7 @@ def render(res: dict, path: str, color: bool) -> list[str]:
         text = p.get('decoded') or p.get('excerpt')
         out.extend(excerpt(text, REPORT_LINES, path))
     sym = res.get('symbolized')
-    if sym and sym.get('error'):
+    if sym and sym.get('error') and not failures:
         out.append('        (not decoded to file:line: %s)' % sym['error'])
     for r in res.get('reasons') or []:
         if r['class'] == 2:
@@ -112,12 +126,13 @@ def render(res: dict, path: str, color: bool) -> list[str]:
     return out
 
 
-def main(path: str, color_mode: str) -> int:
+def main(path: str, color_mode: str, failures: bool = False) -> int:
     """Print the report of the run at PATH (a directory or its
-    results.json)."""
+    results.json); FAILURES: only what went wrong."""
     if os.path.isdir(path):
         path = os.path.join(path, 'results.json')
     res = runs.load(path, runs.NO_RUNS)
-    for line in render(res, path, use_color(color_mode, sys.stdout)):
+    for line in render(res, path, use_color(color_mode, sys.stdout),
+                       failures):
         print(line)
     return 0

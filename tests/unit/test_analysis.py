@@ -20,8 +20,8 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                    '..', '..'))
 sys.path.insert(0, TOP)
 from pipeline import Fail, cli, results  # noqa: E402
-from pipeline.analysis import (compare, identity, runs, selection,  # noqa: E402
-                               skips, summary)
+from pipeline.analysis import (compare, identity, report, runs,  # noqa: E402
+                               selection, skips, summary)
 
 LOGS = os.path.join(TOP, 'tests', 'console-logs')
 
@@ -444,6 +444,40 @@ class Summary(unittest.TestCase):
                 f.write('{')
             rc, _ = quiet(summary.main, d, ['default', 'broken'])
             self.assertEqual(2, rc)
+
+
+class Report(unittest.TestCase):
+    RES = {'tests': [t('s/p/ok', 'pass', duration_ms=1500),
+                     t('s/p/bad', 'fail', excerpt='not ok 2 bad', note='rc 1'),
+                     t('s/p/off', 'skip', skip_reason='no KVM'),
+                     t('s/p/died', 'error', explained_by=['oops'])],
+           'kernel_problems': [{'kind': 'oops', 'line': 9,
+                                'first_line': 'Oops: 0000', 'excerpt': 'RIP'}],
+           'symbolized': {'error': 'no vmlinux'},
+           'reasons': [{'class': 3, 'reason': 'oops'},
+                       {'class': 2, 'reason': 'suite s timed out'}]}
+
+    def test_one_line_per_test_excerpts_under_failures(self):
+        lines = report.render(self.RES, 'r.json', False)
+        self.assertEqual('[PASS]  s/p/ok      1.5s', lines[0])
+        self.assertEqual('[FAIL]  s/p/bad     rc 1', lines[1])
+        self.assertEqual('        | not ok 2 bad', lines[2])
+        self.assertEqual('[SKIP]  s/p/off     no KVM', lines[3])
+        self.assertEqual('[CRASH] s/p/died', lines[4])
+        self.assertIn('[CRASH] kernel oops (console.log line 9): Oops: 0000',
+                      lines)
+        self.assertIn('        (not decoded to file:line: no vmlinux)', lines)
+        self.assertEqual('[ERROR] suite s timed out', lines[-1])
+        colored = report.render(self.RES, 'r.json', True)
+        self.assertEqual('\x1b[1;31m[FAIL]\x1b[0m  s/p/bad     rc 1',
+                         colored[1])
+
+    def test_failures_only_what_went_wrong(self):
+        # (what bisect-run prints of the first bad commit's run)
+        lines = report.render(self.RES, 'r.json', False, failures=True)
+        self.assertEqual([ln for ln in report.render(self.RES, 'r.json', False)
+                          if ln.startswith(('[FAIL]', '[CRASH]', '[ERROR]',
+                                            '        |'))], lines)
 
 
 class Rerun(unittest.TestCase):
