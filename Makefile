@@ -63,6 +63,10 @@ export PREBUILT := 1
 endif
 
 IN := scripts/in-container
+# The one command line of the Python stages (pipeline/cli.py); make runs
+# in the checkout's top directory, where the package is. No __pycache__
+# in the source tree.
+PIPELINE := PYTHONDONTWRITEBYTECODE=1 python3 -m pipeline
 # Every target that writes build/, artifacts/ or results/ runs under the
 # checkout's lock (scripts/checkout-lock: a second run refuses, or waits
 # with WAIT=1); help, parse, compare and test do not take it (they build
@@ -71,7 +75,7 @@ LOCK = scripts/checkout-lock $@
 SETUP_LISTS := $(if $(filter native,$(RUNTIME)),native,podman)
 
 .DEFAULT_GOAL := all
-.PHONY: skips all help setup base-image image container-build kernel-tree \
+.PHONY: skips report all help setup base-image image container-build kernel-tree \
 	patches-export series-check repro-check matrix packages boot-packages boot test-variant bench parse \
 	rerun-failed compare bisect-run check check-scale test clean distclean clean-cache
 
@@ -130,17 +134,20 @@ bench: setup ## run the benchmark suites of VARIANT
 
 parse: ## classify a saved console log: make parse LOG=results/default/console.log
 	@test -n "$(LOG)" || { echo "error: give LOG=path/to/console.log" >&2; exit 2; }
-	@scripts/parse-console --out "$$(dirname "$(LOG)")/reparsed" "$(LOG)"
+	@$(PIPELINE) parse --out "$$(dirname "$(LOG)")/reparsed" "$(LOG)"
 
 rerun-failed: setup ## boot VARIANT again with exactly what failed in results/VARIANT/
 	@$(LOCK) $(IN) scripts/rerun-failed "$(VARIANT)"
 
 skips: ## every skip of VARIANT's last run, counted per reason (results/VARIANT/)
-	@scripts/skips.py "$${RESULTS:-results}/$(VARIANT)"
+	@$(PIPELINE) skips "$${RESULTS:-results}/$(VARIANT)"
 
-compare: ## new failures, LOST tests, fixes, metric deltas from results A to B; fails if B regressed (scripts/compare exits 1)
+report: ## VARIANT's last run again, one line per test, each failure with the end of its output (results/VARIANT/)
+	@$(PIPELINE) report "$${RESULTS:-results}/$(VARIANT)"
+
+compare: ## new failures, LOST tests, fixes, metric deltas from results A to B; fails if B regressed (python3 -m pipeline compare exits 1)
 	@test -n "$(A)" || { echo "error: give A=<results dir> (and B=, default results)" >&2; exit 2; }
-	@scripts/compare $(if $(strip $(VARIANTS)),--variants "$(VARIANTS)") "$(A)" "$(B)"
+	@$(PIPELINE) compare $(if $(strip $(VARIANTS)),--variants "$(VARIANTS)") "$(A)" "$(B)"
 
 bisect-run: setup ## git bisect run GOOD..BAD in the kernel tree: build, boot VARIANT, TESTS
 	@$(LOCK) $(IN) scripts/bisect-run

@@ -7,10 +7,14 @@
                  marker state machine, each program's results, the verdict
                  with every class rule, and the writers (results.json,
                  junit.xml, <suite>.ktap)
+    analysis/    what runs say together: the summary and its regressions
+                 against pristine, compare, skips and LOST tests, the rerun
+                 selection and the report, with one test identity
+    cli.py       the one command line, `python3 -m pipeline SUBCOMMAND`
 
-The command-line entry points are in scripts/ (each answers --help); they
-import this package from the checkout's top directory, which is mounted
-at the same path in the container. Python 3.11 standard library only
+The Makefile calls the command line; the entry points in scripts/ (each
+answers --help) import this package from the checkout's top directory,
+which is mounted at the same path in the container. Python 3.11 standard library only
 (Debian 12).
 """
 

@@ -4,8 +4,8 @@ ran to the end is 'bench' in results.json, never counted as passed; one
 that failed, crashed or never ran is a failure or an error as any test;
 one that skipped is a skip. The declaration travels suite.conf ->
 variant.json (scripts/describe-artifacts) -> plan.json (scripts/boot-plan)
--> pipeline/results; summarize, compare, skips.py, report and
-scripts/check read the status.
+-> pipeline/results; pipeline/analysis (summary, compare, skips, report)
+and scripts/check read the status.
 
     python3 -m unittest discover -s tests/unit     (scripts/run-tests runs it)
 """
@@ -28,13 +28,13 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 SCRIPTS = os.path.join(TOP, 'scripts')
 sys.path.insert(0, SCRIPTS)
 import entry  # noqa: E402 (first: it makes the package importable)
-import skips  # noqa: E402
 import variants  # noqa: E402
 from pipeline import results  # noqa: E402
+from pipeline.analysis import compare, report, skips, summary  # noqa: E402
 
 
 def script(name):
-    """A script of scripts/ without .py (summarize, compare, ...) as a
+    """A script of scripts/ without .py (describe-artifacts, ...) as a
     module; its main() runs only under __main__."""
     loader = importlib.machinery.SourceFileLoader(
         'script_' + name.replace('-', '_'), os.path.join(SCRIPTS, name))
@@ -209,13 +209,10 @@ def results_dir(top, variant, res):
 
 
 class Summary(unittest.TestCase):
-    def setUp(self):
-        self.summarize = script('summarize')
-
     def run_summarize(self, top, *names):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            rc = self.summarize.main([top] + list(names))
+            rc = summary.main(top, list(names))
         return rc, out.getvalue().splitlines()
 
     def test_matrix_line_keeps_its_format_benchmarks_on_a_line_before(self):
@@ -249,9 +246,6 @@ class Summary(unittest.TestCase):
 
 
 class Compare(unittest.TestCase):
-    def setUp(self):
-        self.compare = script('compare')
-
     def results(self, status):
         """results.json of a run whose benchmark ended STATUS (None: not
         there)."""
@@ -263,31 +257,31 @@ class Compare(unittest.TestCase):
                 'plan': plan()}
 
     def test_pass_before_the_change_and_bench_after_is_no_change(self):
-        lines, regressed, n = self.compare.compare_variant(
-            self.results('pass'), self.results('bench'))
-        self.assertFalse(regressed)
-        self.assertEqual({'new': 0, 'fixed': 0, 'changed': 0, 'lost': 0}, n)
-        self.assertEqual([], [ln for ln in lines if 's/p/t.speed' in ln])
-        lines, regressed, n = self.compare.compare_variant(
-            self.results('bench'), self.results('pass'))
-        self.assertFalse(regressed)
-        self.assertEqual(0, n['changed'])
+        d = compare.compare_variant(self.results('pass'),
+                                    self.results('bench'))
+        self.assertFalse(d.regressed)
+        self.assertEqual(compare.Tally(), d.tally)
+        self.assertEqual([], [ln for ln in d.lines if 's/p/t.speed' in ln])
+        d = compare.compare_variant(self.results('bench'),
+                                    self.results('pass'))
+        self.assertFalse(d.regressed)
+        self.assertEqual(0, d.tally.changed)
 
     def test_a_benchmark_that_ran_and_then_fails_or_is_missing_regresses(self):
-        _, regressed, n = self.compare.compare_variant(
-            self.results('bench'), self.results('fail'))
-        self.assertTrue(regressed)
-        self.assertEqual(1, n['new'])
-        lines, regressed, n = self.compare.compare_variant(
-            self.results('bench'), self.results(None))
-        self.assertTrue(regressed)
-        self.assertEqual(1, n['lost'])
-        self.assertIn('   LOST         s/p/t.speed: bench -> -', lines)
+        d = compare.compare_variant(self.results('bench'),
+                                    self.results('fail'))
+        self.assertTrue(d.regressed)
+        self.assertEqual(1, d.tally.new)
+        d = compare.compare_variant(self.results('bench'),
+                                    self.results(None))
+        self.assertTrue(d.regressed)
+        self.assertEqual(1, d.tally.lost)
+        self.assertIn('   LOST         s/p/t.speed: bench -> -', d.lines)
         # and one that failed and ran again is fixed
-        _, regressed, n = self.compare.compare_variant(
-            self.results('fail'), self.results('bench'))
-        self.assertFalse(regressed)
-        self.assertEqual(1, n['fixed'])
+        d = compare.compare_variant(self.results('fail'),
+                                    self.results('bench'))
+        self.assertFalse(d.regressed)
+        self.assertEqual(1, d.tally.fixed)
 
     def test_skips_lost_a_benchmark_that_ran_is_lost_when_it_skips(self):
         before = [{'id': 's/p/t.speed', 'status': 'bench'}]
@@ -298,7 +292,6 @@ class Compare(unittest.TestCase):
 
 class Report(unittest.TestCase):
     def test_a_benchmark_is_shown_as_one(self):
-        report = script('report')
         res = parse(console(program()))
         lines = report.render(res.to_dict(), 'results.json', False)
         speed = [ln for ln in lines if 's/p/t.speed' in ln]

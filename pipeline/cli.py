@@ -1,0 +1,130 @@
+"""The one command line: `python3 -m pipeline SUBCOMMAND ...`.
+
+Each subcommand is a Command; a module that has some lists them in its
+COMMANDS, and COMMAND_MODULES names those modules. To add a subcommand
+(a build or boot stage, say): write its Command beside its logic and add
+the module to COMMAND_MODULES; `python3 -m pipeline --help` lists it and
+`make` can call it. The scripts/ of the same names are wrappers kept for
+their callers (shell steps, CI, the tests): script_main() runs one
+subcommand under the script's own name.
+
+Every end of a subcommand is one of the pipeline's exit statuses (README):
+guard() makes an uncaught exception, a bad input (Fail) or a usage error
+an infrastructure error (2) with a message, never 1, which means a test
+failed.
+
+Python 3.11 standard library only (Debian 12).
+"""
+
+import argparse
+import dataclasses
+import importlib
+import sys
+import traceback
+from typing import Callable
+
+from . import Fail
+
+# the modules with subcommands, in the order --help lists them
+COMMAND_MODULES = ('pipeline.results.command', 'pipeline.analysis.commands')
+
+
+@dataclasses.dataclass(frozen=True)
+class Command:
+    """One subcommand. DOC: its first line is the summary --help lists, the
+    rest (after a blank line) is printed below its options. CONFIGURE
+    adds the arguments to its parser; RUN does the work and returns the
+    exit status."""
+    name: str
+    doc: str
+    configure: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+    @property
+    def summary(self) -> str:
+        return self.doc.strip().split('\n')[0]
+
+    def parser_args(self) -> dict:
+        rest = self.doc.strip().split('\n\n', 1)
+        return {'description': self.summary,
+                'epilog': rest[1] if len(rest) > 1 else None,
+                'formatter_class': argparse.RawDescriptionHelpFormatter}
+
+
+def commands() -> dict[str, Command]:
+    """Every subcommand by name (imported when asked: scripts/entry.py
+    imports this module for guard() alone)."""
+    out: dict[str, Command] = {}
+    for name in COMMAND_MODULES:
+        for c in importlib.import_module(name).COMMANDS:
+            out[c.name] = c
+    return out
+
+
+def guard(main: Callable[[list], int], argv: list, prog: str) -> int:
+    """main(argv), with every abnormal end mapped to exit 2 and a message
+    naming PROG. Python itself exits 1 on an uncaught exception, which
+    would turn a bug or a bad input into a test failure."""
+    try:
+        return main(argv)
+    except Fail as e:
+        print('%s: error: %s' % (prog, e), file=sys.stderr)
+        return 2
+    except SystemExit as e:
+        # argparse: 0 after --help, 2 on a usage error. sys.exit("text")
+        # would exit 1: a message is an error here.
+        if isinstance(e.code, str):
+            print('%s: error: %s' % (prog, e.code), file=sys.stderr)
+            return 2
+        return e.code or 0
+    except KeyboardInterrupt:
+        print('%s: interrupted' % prog, file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): nothing left to say.
+        return 2
+    except Exception as e:  # noqa: BLE001 - the point of this frame
+        traceback.print_exc()
+        print('%s: error: internal error (%s: %s); this is a bug in %s' % (
+            prog, type(e).__name__, e, prog), file=sys.stderr)
+        return 2
+
+
+def parser(prog: str = 'pipeline') -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog=prog, description='kernel-pipeline: the stages of the main '
+        'job and the tools around its results.',
+        epilog='Each subcommand answers --help. Exit statuses: 0 success, '
+        '1 a test failed (or regressed), 2 infrastructure, input or usage '
+        'error, 3 the kernel crashed or reported a bug.')
+    sub = ap.add_subparsers(dest='command', required=True,
+                            metavar='SUBCOMMAND')
+    for c in commands().values():
+        p = sub.add_parser(c.name, help=c.summary, **c.parser_args())
+        c.configure(p)
+        p.set_defaults(run=c.run)
+    return ap
+
+
+def main(argv: list | None = None, prog: str = 'pipeline') -> int:
+    """python3 -m pipeline."""
+    argv = sys.argv[1:] if argv is None else argv
+
+    def run(args):
+        a = parser(prog).parse_args(args)
+        return a.run(a)
+    # (errors name the subcommand, as a script's name its script)
+    name = argv[0] if argv and argv[0] in commands() else None
+    return guard(run, argv, '%s %s' % (prog, name) if name else prog)
+
+
+def script_main(name: str, prog: str) -> Callable[[list], int]:
+    """The main(argv) of subcommand NAME as a script of scripts/ called
+    PROG, for entry.run(): the script's arguments, its name in usage."""
+    c = commands()[name]
+
+    def main_(argv):
+        p = argparse.ArgumentParser(prog=prog, **c.parser_args())
+        c.configure(p)
+        return c.run(p.parse_args(argv))
+    return main_

@@ -1,0 +1,72 @@
+"""The parse subcommand (scripts/parse-console, make parse): classify one
+saved console.log and write its results.
+
+The work is pipeline.results.parse(), a pure function of the log text;
+this module reads the files, writes the results and prints the summary
+line.
+"""
+
+import argparse
+import os
+from .. import Fail
+from ..cli import Command
+from . import (PATTERNS_FILE, PatternError, load_patterns, parse, read_log,
+               read_plan, summary_line, write_results)
+
+DOC = """Classify a saved QEMU serial console log (expect-scripts/PROTOCOL.md).
+
+Exit status is the boot's exit class: 0 all passed, 1 a test failed,
+2 infrastructure problem or timeout, 3 the kernel crashed or reported a bug.
+Prints a one-line summary; with --out writes DIR/results.json, DIR/junit.xml
+and DIR/<suite>.ktap. The log is held against the boot's plan
+(scripts/boot-plan --plan-out): --plan FILE, else plan.json next to LOG
+when there is one.
+"""
+
+
+def configure(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument('--variant', help='variant name (default: from the '
+                    '@@@ HARNESS START line)')
+    ap.add_argument('--out', metavar='DIR', help='write results.json, '
+                    'junit.xml and <suite>.ktap here')
+    ap.add_argument('--harness-status', type=int, metavar='N',
+                    help="the harness's exit status: one the log does not "
+                    'explain is class 2, in results.json too')
+    ap.add_argument('--plan', metavar='FILE', help='what the boot was '
+                    'planned to run (default: plan.json next to LOG, if '
+                    'any); a planned program that did not run is class 2')
+    ap.add_argument('--no-plan', action='store_true',
+                    help='do not hold the log against a plan')
+    ap.add_argument('--quiet', action='store_true',
+                    help='no summary line on stdout')
+    ap.add_argument('--patterns', default=PATTERNS_FILE,
+                    help=argparse.SUPPRESS)
+    ap.add_argument('log', metavar='LOG')
+
+
+def run(a: argparse.Namespace) -> int:
+    try:
+        text = read_log(a.log)
+        patterns = load_patterns(a.patterns)
+        plan_path = a.plan
+        if plan_path is None and not a.no_plan:
+            near = os.path.join(os.path.dirname(a.log), 'plan.json')
+            plan_path = near if os.path.isfile(near) else None
+        plan = None if a.no_plan or not plan_path else read_plan(plan_path)
+    except (OSError, PatternError) as e:
+        # cannot even read the inputs: an infrastructure problem
+        raise Fail(str(e)) from None
+    res = parse(text, patterns, variant=a.variant,
+                log_path=os.path.abspath(a.log),
+                harness_status=a.harness_status, plan=plan)
+    if a.out:
+        try:
+            write_results(res, a.out)
+        except OSError as e:
+            raise Fail(str(e)) from None
+    if not a.quiet:
+        print(summary_line(res))
+    return int(res.exit_class)
+
+
+COMMANDS = [Command('parse', DOC, configure, run)]
