@@ -18,3 +18,15 @@ at the same path in the container. Python 3.11 standard library only
 class Fail(Exception):
     """A problem the user can fix: printed as 'PROG: error: MESSAGE', exit 2
     (scripts/entry.py)."""
+
+
+def sha256(path):
+    """The sha256 of a file's bytes, as sha256sum prints it: the one hash
+    of the artifact contract (kernel.json, variant.json, the manifest and
+    SHA256SUMS) and of the series."""
+    import hashlib
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for block in iter(lambda: f.read(1 << 20), b''):
+            h.update(block)
+    return h.hexdigest()

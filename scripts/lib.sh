@@ -117,7 +117,7 @@ deps_list() {
 	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/scripts/deps/$1.txt"
 }
 
-# The variant resolver (scripts/variants.py): parameters, kernels,
+# The variant resolver (pipeline/config.py): parameters, kernels,
 # fragments and suites come from it and nowhere else.
 variant() {
 	"$TOP/scripts/variant" "$@"
@@ -136,7 +136,7 @@ capture() {
 }
 
 # Exit 2 unless $1 is a variant name as configs/ allows it (the same rule
-# as NAME_RE in scripts/variants.py): before it is used in a path.
+# as check_name() in pipeline/config.py): before it is used in a path.
 valid_variant_name() {
 	case "$1" in "" | *[!a-z0-9_-]* | [!a-z0-9]*) die "invalid variant name '$1'" ;; esac
 }
