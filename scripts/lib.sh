@@ -135,10 +135,12 @@ capture() {
 	[ -z "$_capture_out" ] || mapfile -t _capture_into <<<"$_capture_out"
 }
 
-# Exit 2 unless $1 is a variant name as configs/ allows it (the same rule
-# as check_name() in pipeline/config.py): before it is used in a path.
+# Exit 2 unless each argument is a variant name as configs/ allows it,
+# before it is used in a path. The rule is pipeline/config.py's
+# check_name() and nowhere else, so that a boot refuses exactly the names
+# a build does (the reserved ones too: build/<name> is taken by them).
 valid_variant_name() {
-	case "$1" in "" | *[!a-z0-9_-]* | [!a-z0-9]*) die "invalid variant name '$1'" ;; esac
+	variant name "$@" || exit 2
 }
 
 # make in the kernel tree, with the optional host toolchains that Kconfig
