@@ -167,13 +167,28 @@ selected_variants() {
 }
 
 # The kernels the selected variants boot, each once (a boot-only variant
-# needs its kernel variant's build).
+# needs its kernel variant's build); with VARIANTs, the kernels those boot
+# (a caller that has the selection saves resolving it again).
 selected_kernel_variants() {
 	local vs
-	vs=()
-	capture vs selected_variants || return
+	vs=("$@")
+	[ "${#vs[@]}" -gt 0 ] || capture vs selected_variants || return
 	[ "${#vs[@]}" -gt 0 ] || return 0
 	variant kernels "${vs[@]}"
+}
+
+# kernel_map MAP VARIANT...: MAP[VARIANT] = the variant whose kernel it
+# boots, for all of them in one resolver call.
+kernel_map() {
+	local -n _kernel_map=$1
+	local _lines _l
+	shift
+	[ $# -gt 0 ] || return 0
+	_lines=()
+	capture _lines variant each kernel "$@" || return
+	for _l in "${_lines[@]}"; do
+		_kernel_map[${_l%% *}]=${_l#* }
+	done
 }
 
 # refreshed_manifest VARIANT: after build-initramfs ran for a boot, keep
