@@ -1,5 +1,11 @@
 """kernel-pipeline's Python code: one module per concept.
 
+    config.py    the one reader of variants, suites, kselftest targets and
+                 the series
+    artifacts.py the artifact contract and the one "is this kernel current"
+                 rule
+    boot.py      a boot planned from variant.json: QEMU's arguments, the
+                 accelerators, the rootfs, the plan
     ktap.py      the one KTAP / TAP 13 parser, flat and nested output alike
     testsel.py   TESTS: which suites, programs and tests a run selects
     results/     a boot's console log -> its results and exit class:
