@@ -29,7 +29,7 @@ SCRIPTS = os.path.join(TOP, 'scripts')
 sys.path.insert(0, SCRIPTS)
 import entry  # noqa: E402 (first: it makes the package importable)
 import skips  # noqa: E402
-import variants  # noqa: E402
+from pipeline import config as variants  # noqa: E402
 from pipeline import boot, results  # noqa: E402
 
 
