@@ -39,15 +39,28 @@ KERNEL_FILES = ('bzImage', 'config', 'System.map', 'vmlinux.xz',
 INPUTS_FILE = '.inputs'
 
 
-def load_json(path: str) -> Any:
-    """A JSON file, or None when it is not there."""
+_REQUIRED = object()
+
+
+def read_json(path: str, missing: Any = _REQUIRED) -> Any:
+    """A JSON file of the contract; MISSING when it is not there, if given
+    (else that is an error too)."""
     try:
         with open(path, encoding='utf-8') as f:
             return json.load(f)
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as e:
-        raise Fail('%s: %s' % (path, e)) from None
+    except FileNotFoundError as e:
+        if missing is not _REQUIRED:
+            return missing
+        raise Fail(str(e)) from None
+    except OSError as e:
+        raise Fail(str(e)) from None
+    except ValueError as e:
+        raise Fail('%s is not valid JSON: %s' % (path, e)) from None
+
+
+def load_json(path: str) -> Any:
+    """A JSON file, or None when it is not there."""
+    return read_json(path, None)
 
 
 Series = tuple[tuple[str, str], ...]
@@ -196,6 +209,88 @@ def write_inputs(out: str, inputs: KernelInputs) -> None:
         json.dump(inputs.to_dict(), f, indent=1, sort_keys=True)
         f.write('\n')
     os.replace(path + '.tmp', path)
+
+
+# manifest.json and SHA256SUMS: the record of a build and the hash of
+# every file a download of it holds.
+
+MANIFEST_FORMAT = 'kernel-pipeline-manifest/2'
+
+
+def files_under(d: str) -> list[str]:
+    """Every non-hidden file below d, as paths relative to d, sorted."""
+    out = []
+    for root, dirs, files in os.walk(d):
+        dirs[:] = sorted(x for x in dirs if not x.startswith('.'))
+        for f in files:
+            if not f.startswith('.'):
+                out.append(os.path.relpath(os.path.join(root, f), d))
+    return sorted(out)
+
+
+def manifest(artifacts: str, variants: list[str],
+             record: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The manifest of VARIANTS in ARTIFACTS on top of RECORD (what made
+    them: source, series, toolchain, environment), and the sha256 of
+    every file it covers: each variant's whole directory, and the kernel
+    directory of a boot-only one, only its kernel files (nothing older
+    that happens to lie in ARTIFACTS)."""
+    dirs: dict[str, list[str]] = {}
+    metas: dict[str, dict[str, Any]] = {}
+    for v in dict.fromkeys(variants):
+        d = os.path.join(artifacts, v)
+        meta = read_json(os.path.join(d, 'variant.json'))
+        if meta.get('variant') != v:
+            raise Fail('%s/variant.json describes %r, not %r' % (
+                d, meta.get('variant'), v))
+        metas[v] = meta
+        dirs[v] = files_under(d)
+    for v, meta in list(metas.items()):
+        k = meta['kernel']['variant']
+        if k not in dirs:
+            kernel = read_json(os.path.join(artifacts, k, 'kernel.json'))
+            dirs[k] = sorted(kernel['files'])
+
+    out = dict(record)
+    out['variants'] = {}
+    out['kernels'] = {}
+    # Debian packages of a kernel (scripts/build-packages): its version and
+    # files; the files' hashes are among the variant's artifacts.
+    out['packages'] = {}
+    for v in sorted(dirs):
+        if 'packages.json' in dirs[v]:
+            out['packages'][v] = read_json(
+                os.path.join(artifacts, v, 'packages.json'))
+    sums = {}
+    for d, files in sorted(dirs.items()):
+        for name in files:
+            sums['%s/%s' % (d, name)] = sha256(os.path.join(artifacts, d,
+                                                            name))
+    for v, meta in sorted(metas.items()):
+        e = dict(meta)
+        e['artifacts'] = {n: sums['%s/%s' % (v, n)] for n in dirs[v]}
+        out['variants'][v] = e
+    for k in sorted({m['kernel']['variant'] for m in metas.values()}):
+        kernel = read_json(os.path.join(artifacts, k, 'kernel.json'))
+        kernel['artifacts'] = {n: sums['%s/%s' % (k, n)]
+                               for n in kernel['files']}
+        out['kernels'][k] = kernel
+    return out, sums
+
+
+def write_manifest(artifacts: str, m: dict[str, Any],
+                   sums: dict[str, str]) -> None:
+    """manifest.json, and SHA256SUMS over every file and the manifest:
+    `cd artifacts && sha256sum -c SHA256SUMS` checks a download whole."""
+    path = os.path.join(artifacts, 'manifest.json')
+    with open(path, 'w', encoding='utf-8') as f:
+        json.dump(m, f, indent=2, sort_keys=True)
+        f.write('\n')
+    lines = ['%s  %s\n' % (h, p) for p, h in sorted(sums.items())]
+    lines.append('%s  manifest.json\n' % sha256(path))
+    with open(os.path.join(artifacts, 'SHA256SUMS'), 'w',
+              encoding='utf-8') as f:
+        f.writelines(lines)
 
 
 # variant.json, the boot's whole input.

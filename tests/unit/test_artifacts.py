@@ -213,5 +213,53 @@ class VariantJsonTest(unittest.TestCase):
         self.assertIn('the initramfs of k is missing', str(e.exception))
 
 
+class ManifestTest(unittest.TestCase):
+    """manifest.json and SHA256SUMS over a kernel variant and a boot-only
+    one; an older file in ARTIFACTS is not covered."""
+
+    def setUp(self):
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        self.dir = d.name
+        self.put('k/bzImage', 'kernel')
+        self.put('k/kernel.json', json.dumps({'files': ['bzImage',
+                                                       'kernel.json']}))
+        self.put('k/initramfs.cpio.gz', 'k initramfs')
+        self.put('k/variant.json', json.dumps({'variant': 'k',
+                                               'kernel': {'variant': 'k'}}))
+        self.put('b/initramfs.cpio.gz', 'b initramfs')
+        self.put('b/variant.json', json.dumps({'variant': 'b',
+                                               'kernel': {'variant': 'k'}}))
+        self.put('old/variant.json', '{}')
+
+    def put(self, rel, text):
+        path = os.path.join(self.dir, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'w', encoding='utf-8') as f:
+            f.write(text)
+
+    def test_a_boot_only_variant_brings_its_kernel_files(self):
+        m, sums = artifacts.manifest(self.dir, ['b'], {'format': 'x'})
+        self.assertEqual(['b/initramfs.cpio.gz', 'b/variant.json',
+                          'k/bzImage', 'k/kernel.json'], sorted(sums))
+        self.assertEqual('x', m['format'])
+        self.assertEqual(['b'], list(m['variants']))
+        self.assertEqual(sums['k/bzImage'],
+                         m['kernels']['k']['artifacts']['bzImage'])
+        artifacts.write_manifest(self.dir, m, sums)
+        with open(os.path.join(self.dir, 'SHA256SUMS'),
+                  encoding='utf-8') as f:
+            lines = f.read().splitlines()
+        self.assertEqual(5, len(lines))
+        self.assertEqual('%s  manifest.json' % sha256(
+            os.path.join(self.dir, 'manifest.json')), lines[-1])
+
+    def test_a_variant_json_of_another_variant_is_refused(self):
+        self.put('b/variant.json', json.dumps({'variant': 'k',
+                                               'kernel': {'variant': 'k'}}))
+        with self.assertRaises(Fail):
+            artifacts.manifest(self.dir, ['b'], {})
+
+
 if __name__ == '__main__':
     unittest.main()
