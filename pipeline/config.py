@@ -31,9 +31,12 @@ build writes from what this module resolved.
 Python 3.11 standard library only (Debian 12).
 """
 
+from __future__ import annotations
+
 import hashlib
 import os
 import re
+from typing import Any
 
 from pipeline import Fail, sha256, testsel
 
@@ -41,11 +44,11 @@ TOP = os.environ.get('TOP') or os.path.dirname(
     os.path.dirname(os.path.abspath(__file__)))
 
 
-def configs_dir():
+def configs_dir() -> str:
     return os.environ.get('CONFIGS') or os.path.join(TOP, 'configs')
 
 
-def guest_tests_dir():
+def guest_tests_dir() -> str:
     return os.environ.get('GUEST_TESTS') or os.path.join(TOP, 'guest-tests')
 
 
@@ -119,12 +122,12 @@ def _config_base(text):
     return text
 
 
-def targets_conf():
+def targets_conf() -> str:
     return os.environ.get('TARGETS_CONF') or os.path.join(
         TOP, 'kselftests', 'targets.conf')
 
 
-def kselftest_targets():
+def kselftest_targets() -> list[str]:
     """The kselftest targets the pipeline can build (targets.conf)."""
     path = targets_conf()
     try:
@@ -248,28 +251,28 @@ KCONFIG_RE = re.compile(
 SUITE_LINE_RE = re.compile(r'^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$')
 
 
-def check_name(name):
+def check_name(name: str) -> None:
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
         raise Fail("invalid variant name '%s' (use a-z, 0-9, - and _)" % name)
     if name in RESERVED:
         raise Fail("variant name '%s' is reserved" % name)
 
 
-def default_names():
+def default_names() -> list[str]:
     """The variants built and booted when none are named (VARIANTS empty:
     make, make check CHECK=full, the CI jobs): those without
     `#@ default_set = no`."""
     return [n for n in names() if Variant(n).params['default_set']]
 
 
-def check_names(check_set):
+def check_names(check_set: str) -> list[str]:
     """The default set as make check's CHECK_SET builds and boots it: the
     quick set leaves out the variants with `#@ check_set = full`."""
     return [n for n in default_names()
             if check_set == 'full' or Variant(n).params['check_set'] == 'quick']
 
 
-def names():
+def names() -> list[str]:
     """Every variant name, sorted."""
     d = configs_dir()
     try:
@@ -280,11 +283,11 @@ def names():
                   if f.endswith('.variant'))
 
 
-def variant_path(name):
+def variant_path(name: str) -> str:
     return os.path.join(configs_dir(), name + '.variant')
 
 
-def rel_to_top(path):
+def rel_to_top(path: str) -> str:
     """PATH relative to the project when it is inside it."""
     try:
         rel = os.path.relpath(path, TOP)
@@ -293,7 +296,7 @@ def rel_to_top(path):
     return path if rel.startswith('..') else rel
 
 
-def fragment_label(path):
+def fragment_label(path: str) -> str:
     """How records name a fragment: configs/<file>, wherever CONFIGS is,
     so that a record does not depend on the checkout's path."""
     return 'configs/' + os.path.basename(path)
@@ -407,8 +410,14 @@ def _parse_params(raw, origin, table, what):
 
 class Variant:
     """A resolved variant: parameters, kernel, fragments, suites."""
+    name: str
+    chain: list[str]                # the files it is made of, parents first
+    params: dict[str, Any]          # every PARAMS key, parsed
+    kernel: str                     # the variant whose kernel it boots
+    boot_only: bool                 # kernel is another variant's
+    fragment_files: list[str]       # merge_config.sh's inputs, in order
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         self.files = _chain(name)
         self.name = name
         self.chain = [f.name for f in self.files]
@@ -470,7 +479,7 @@ class Variant:
                                "has: %s)" % (origin['package_suites'], s,
                                              name, ' '.join(have)))
 
-    def kconfig_lines(self):
+    def kconfig_lines(self) -> list[str]:
         """The Kconfig lines merge_config.sh gets, in its order."""
         # (what they are merged onto is an input of the kernel too)
         out = [] if self.params['config'] == 'tiny' else \
@@ -483,13 +492,13 @@ class Variant:
                     out.extend(ln.rstrip('\n') for ln in f)
         return out
 
-    def kconfig_sha256(self):
+    def kconfig_sha256(self) -> str:
         """One hash over kconfig_lines(): kernel.json records it, and
         scripts/stale-kernel compares it with the checkout's."""
         text = ''.join(line + '\n' for line in self.kconfig_lines())
         return hashlib.sha256(text.encode()).hexdigest()
 
-    def initramfs_suites(self):
+    def initramfs_suites(self) -> list[str]:
         """The suites built into this variant's initramfs: its own, then
         every suite marked all_variants, each once."""
         out = list(dict.fromkeys(self.params['suites']))
@@ -498,7 +507,7 @@ class Variant:
                 out.append(s)
         return out
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         return {
             'variant': self.name,
             'chain': self.chain,
@@ -511,7 +520,7 @@ class Variant:
         }
 
 
-def suite_names():
+def suite_names() -> list[str]:
     d = guest_tests_dir()
     try:
         entries = sorted(os.listdir(d))
@@ -524,7 +533,7 @@ def suite_names():
 _suite_cache = {}
 
 
-def suite_conf(suite, wanted_by=None):
+def suite_conf(suite: str, wanted_by: str | None = None) -> dict[str, Any]:
     """The parameters of one suite (guest-tests/SUITE/suite.conf)."""
     if suite in _suite_cache:
         return _suite_cache[suite]
@@ -555,7 +564,7 @@ def suite_conf(suite, wanted_by=None):
     return conf
 
 
-def render(value):
+def render(value: Any) -> str:
     """A value as bash reads it: lists as space-separated words."""
     if isinstance(value, bool):
         return 'yes' if value else 'no'
@@ -566,11 +575,11 @@ def render(value):
 
 # The series (patches/series).
 
-def patches_dir():
+def patches_dir() -> str:
     return os.environ.get('PATCHES') or os.path.join(TOP, 'patches')
 
 
-def series_names(directory=None):
+def series_names(directory: str | None = None) -> list[str]:
     """The patch file names of the series, in order; each must exist."""
     d = directory or patches_dir()
     path = os.path.join(d, 'series')
@@ -593,13 +602,13 @@ def series_names(directory=None):
     return out
 
 
-def series_entries(directory=None):
+def series_entries(directory: str | None = None) -> list[tuple[str, str]]:
     """[(name, sha256)] in series order."""
     d = directory or patches_dir()
     return [(n, sha256(os.path.join(d, n))) for n in series_names(d)]
 
 
-def series_hash(directory=None):
+def series_hash(directory: str | None = None) -> str:
     """One hash over the series: every patch's name and content, in order
     (the sha256 of the lines "NAME SHA256\\n")."""
     text = ''.join('%s %s\n' % e for e in series_entries(directory))
