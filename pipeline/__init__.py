@@ -1,5 +1,11 @@
 """kernel-pipeline's Python code: one module per concept.
 
+    config.py    the one reader of variants, suites, kselftest targets and
+                 the series
+    artifacts.py the artifact contract and the one "is this kernel current"
+                 rule
+    boot.py      a boot planned from variant.json: QEMU's arguments, the
+                 accelerators, the rootfs, the plan
     ktap.py      the one KTAP / TAP 13 parser, flat and nested output alike
     testsel.py   TESTS: which suites, programs and tests a run selects
     results/     a boot's console log -> its results and exit class:
@@ -22,3 +28,15 @@ which is mounted at the same path in the container. Python 3.11 standard library
 class Fail(Exception):
     """A problem the user can fix: printed as 'PROG: error: MESSAGE', exit 2
     (scripts/entry.py)."""
+
+
+def sha256(path):
+    """The sha256 of a file's bytes, as sha256sum prints it: the one hash
+    of the artifact contract (kernel.json, variant.json, the manifest and
+    SHA256SUMS) and of the series."""
+    import hashlib
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for block in iter(lambda: f.read(1 << 20), b''):
+            h.update(block)
+    return h.hexdigest()

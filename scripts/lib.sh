@@ -117,7 +117,7 @@ deps_list() {
 	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/scripts/deps/$1.txt"
 }
 
-# The variant resolver (scripts/variants.py): parameters, kernels,
+# The variant resolver (pipeline/config.py): parameters, kernels,
 # fragments and suites come from it and nowhere else.
 variant() {
 	"$TOP/scripts/variant" "$@"
@@ -135,10 +135,12 @@ capture() {
 	[ -z "$_capture_out" ] || mapfile -t _capture_into <<<"$_capture_out"
 }
 
-# Exit 2 unless $1 is a variant name as configs/ allows it (the same rule
-# as NAME_RE in scripts/variants.py): before it is used in a path.
+# Exit 2 unless each argument is a variant name as configs/ allows it,
+# before it is used in a path. The rule is pipeline/config.py's
+# check_name() and nowhere else, so that a boot refuses exactly the names
+# a build does (the reserved ones too: build/<name> is taken by them).
 valid_variant_name() {
-	case "$1" in "" | *[!a-z0-9_-]* | [!a-z0-9]*) die "invalid variant name '$1'" ;; esac
+	variant name "$@" || exit 2
 }
 
 # make in the kernel tree, with the optional host toolchains that Kconfig
@@ -165,13 +167,28 @@ selected_variants() {
 }
 
 # The kernels the selected variants boot, each once (a boot-only variant
-# needs its kernel variant's build).
+# needs its kernel variant's build); with VARIANTs, the kernels those boot
+# (a caller that has the selection saves resolving it again).
 selected_kernel_variants() {
 	local vs
-	vs=()
-	capture vs selected_variants || return
+	vs=("$@")
+	[ "${#vs[@]}" -gt 0 ] || capture vs selected_variants || return
 	[ "${#vs[@]}" -gt 0 ] || return 0
 	variant kernels "${vs[@]}"
+}
+
+# kernel_map MAP VARIANT...: MAP[VARIANT] = the variant whose kernel it
+# boots, for all of them in one resolver call.
+kernel_map() {
+	local -n _kernel_map=$1
+	local _lines _l
+	shift
+	[ $# -gt 0 ] || return 0
+	_lines=()
+	capture _lines variant each kernel "$@" || return
+	for _l in "${_lines[@]}"; do
+		_kernel_map[${_l%% *}]=${_l#* }
+	done
 }
 
 # refreshed_manifest VARIANT: after build-initramfs ran for a boot, keep

@@ -152,14 +152,14 @@ variants() { "$TOP/scripts/variant" list --all; }
 
 @test "one reader per fact: defaults, the base image, the series, no inline Python in scripts" {
 	cd "$TOP"
-	# the run-parameter defaults live in scripts/variants.py only
-	run git grep -nE "512M|smp 2|suites smoke|:-smoke|timeout 300" -- scripts ci Makefile ':!scripts/variants.py'
+	# the run-parameter defaults live in pipeline/config.py only
+	run git grep -nE "512M|smp 2|suites smoke|:-smoke|timeout 300" -- scripts ci Makefile pipeline ':!pipeline/config.py'
 	[ "$output" = "" ]
 	# the local base image is named once
 	run git grep -lF "kernel-pipeline-base:" -- ':!*.md' ':!tests'
 	[ "$output" = scripts/lib.sh ]
-	# patches/series is parsed in scripts/series.py only
-	run git grep -lE '(PATCHES|patches)/series"?' -- scripts ci ':!scripts/series.py' ':!scripts/series'
+	# patches/series is parsed in pipeline/config.py only
+	run git grep -lE '(PATCHES|patches)/series"?' -- scripts ci pipeline ':!pipeline/config.py' ':!scripts/series'
 	echo "$output"
 	for f in $output; do
 		run ! grep -nE 'read -r p|open\(.*series' "$f"
@@ -168,8 +168,8 @@ variants() { "$TOP/scripts/variant" list --all; }
 	# file of its own, reached by the tests
 	run git grep -lE "python3 -( |$)|<<'?PY" -- scripts ci .ci Makefile
 	[ "$output" = "" ]
-	# variant files are read by scripts/variants.py only
-	run git grep -nE '#@\[|"#@|\^#@' -- scripts ci ':!scripts/variants.py'
+	# variant files are read by pipeline/config.py only
+	run git grep -nE '#@\[|"#@|\^#@' -- scripts ci pipeline ':!pipeline/config.py'
 	[ "$output" = "" ]
 }
 

@@ -1,0 +1,170 @@
+"""In-process unit tests of pipeline/boot.py: a boot planned from a
+variant.json alone (QEMU's command line, the accelerator's arguments,
+scaled timeouts, the root filesystem of a packages boot, the plan of
+what must run). scripts/boot-plan prints these; tests/artifacts.bats
+holds it to a real build.
+
+    python3 -m unittest discover -s tests/unit     (scripts/run-tests runs it)
+"""
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_config  # noqa: E402,F401 (it puts the package on the path)
+from pipeline import Fail, boot, sha256  # noqa: E402
+
+
+class Artifacts:
+    """A one-variant artifact set 'v' in a temporary directory."""
+
+    def __init__(self, test, config='CONFIG_X=y\n', **params):
+        d = tempfile.TemporaryDirectory()
+        test.addCleanup(d.cleanup)
+        self.dir = d.name
+        os.makedirs(os.path.join(self.dir, 'v'))
+        files = {'bzImage': 'kernel', 'initramfs.cpio.gz': 'initramfs',
+                 'config': config}
+        for name, text in files.items():
+            with open(self.path(name), 'w', encoding='utf-8') as f:
+                f.write(text)
+        p = {'smp': 2, 'mem': '512M', 'cmdline': 'quiet', 'qemu_args': [],
+             'suites': ['smoke'], 'boot_timeout': 120, 'silence': 120,
+             'timeout_scale': 1, 'final': ''}
+        p.update(params)
+        self.v = {'variant': 'v', 'params': p,
+                  'kernel': {'variant': 'v', 'release': '6.12.0',
+                             'bzImage_sha256': sha256(self.path('bzImage')),
+                             'config_sha256': sha256(self.path('config'))},
+                  'initramfs': {'file': 'initramfs.cpio.gz',
+                                'sha256': sha256(
+                                    self.path('initramfs.cpio.gz'))},
+                  'suites': {'smoke': {'timeout': 300, 'silence': 0,
+                                       'programs': ['ok', 'two'],
+                                       'tests': {'two': ['a', 'b']}},
+                             'extra': {'timeout': 10, 'silence': 900,
+                                       'programs': ['x']}}}
+
+    def path(self, name):
+        return os.path.join(self.dir, 'v', name)
+
+
+class AccelTest(unittest.TestCase):
+
+    def test_known_accelerators(self):
+        self.assertEqual(['-accel', 'kvm', '-cpu', 'host'],
+                         boot.accel_of('kvm')['args'])
+        with self.assertRaises(Fail):
+            boot.accel_of('hvf')
+
+    def test_timeouts_scale_with_the_accelerator(self):
+        self.assertEqual(300, boot.scaled(300, 'tcg'))
+        self.assertEqual(150, boot.scaled(300, 'kvm'))
+        self.assertEqual(1, boot.scaled(1, 'kvm'))
+
+    def test_icount_forces_single_threaded_tcg(self):
+        a = Artifacts(self, icount='shift=0')
+        accel, args, why = boot.accel_plan(a.v, 'kvm', 'probed')
+        self.assertEqual('tcg', accel)
+        self.assertEqual(['-accel', 'tcg,thread=single', '-icount',
+                          'shift=0'], args)
+        self.assertTrue(why.endswith('; probed'), why)
+
+    def test_tcg_threads_and_cpu(self):
+        a = Artifacts(self, tcg_threads='single', cpu='max')
+        _, args, why = boot.accel_plan(a.v, 'tcg')
+        self.assertEqual(['-accel', 'tcg,thread=single', '-cpu', 'max'], args)
+        self.assertIn('nested paging', why)
+        accel, args, why = boot.accel_plan(a.v, 'kvm')
+        self.assertEqual(['-accel', 'kvm', '-cpu', 'host'], args)
+        self.assertIn('is not used: under KVM', why)
+
+    def test_an_old_variant_json_without_the_parameters(self):
+        a = Artifacts(self)
+        self.assertEqual(('tcg', ['-accel', 'tcg,thread=multi'], ''),
+                         boot.accel_plan(a.v, 'tcg'))
+
+
+class QemuTest(unittest.TestCase):
+
+    def test_command_line(self):
+        a = Artifacts(self, qemu_args=['-device', 'x'])
+        q = boot.qemu(a.dir, a.v, 'tcg')
+        self.assertEqual('qemu-system-x86_64', q[0])
+        self.assertEqual(['-device', 'x'], q[-2:])
+        self.assertEqual('console=ttyS0 panic=-1 quiet',
+                         q[q.index('-append') + 1])
+        self.assertEqual(a.path('bzImage'), q[q.index('-kernel') + 1])
+        self.assertIn('-no-reboot', q)
+
+    def test_another_kernel_is_refused(self):
+        a = Artifacts(self)
+        with open(a.path('bzImage'), 'w', encoding='utf-8') as f:
+            f.write('another')
+        with self.assertRaises(Fail):
+            boot.qemu(a.dir, a.v)
+
+    def test_rootfs(self):
+        a = Artifacts(self)
+        with tempfile.TemporaryDirectory() as r:
+            os.makedirs(os.path.join(r, 'boot'))
+            for name, text in (('boot/vmlinuz-6.12.0', 'kernel'),
+                               ('boot/initrd.img-6.12.0', 'initrd'),
+                               ('pipeline-init', '')):
+                with open(os.path.join(r, name), 'w', encoding='utf-8') as f:
+                    f.write(text)
+            q = boot.qemu(a.dir, a.v, 'tcg', r)
+            self.assertIn('root=kproot', q[q.index('-append') + 1])
+            self.assertIn('init=/pipeline-init', q[q.index('-append') + 1])
+            self.assertTrue(q[q.index('-virtfs') + 1].startswith(
+                'local,path=%s,mount_tag=kproot' % r))
+            with open(os.path.join(r, 'boot/vmlinuz-6.12.0'), 'w',
+                      encoding='utf-8') as f:
+                f.write('another')
+            with self.assertRaises(Fail):
+                boot.qemu(a.dir, a.v, 'tcg', r)
+
+
+class PlanTest(unittest.TestCase):
+
+    def test_suites(self):
+        a = Artifacts(self)
+        self.assertEqual(['smoke'], boot.selected_suites(a.v, [], []))
+        self.assertEqual(['extra'], boot.selected_suites(a.v, ['extra'], []))
+        self.assertEqual(['extra'],
+                         boot.selected_suites(a.v, [], ['extra/x']))
+        with self.assertRaises(Fail):
+            boot.selected_suites(a.v, ['nosuch'], [])
+        with self.assertRaises(Fail):
+            boot.selected_suites(a.v, [], ['nosuch/*'])
+
+    def test_plan_lists_programs_and_tests(self):
+        a = Artifacts(self)
+        p = boot.plan(a.dir, a.v, ['smoke'], ['smoke/two/a'])
+        s = p['suites'][0]
+        self.assertEqual([], s['programs'])
+        self.assertEqual(['two'], s['optional'])
+        self.assertEqual({'two': ['a']}, s['tests'])
+
+    def test_debug_checkers_need_the_final_command(self):
+        a = Artifacts(self, config='CONFIG_PROVE_LOCKING=y\nCONFIG_KASAN=y\n')
+        with self.assertRaises(Fail) as e:
+            boot.checkers(a.dir, a.v)
+        self.assertIn('its final command must be debug-checks',
+                      str(e.exception))
+        a.v['params']['final'] = 'debug-checks'
+        self.assertEqual(['kasan', 'lockdep'], boot.checkers(a.dir, a.v))
+
+    def test_harness_silence_is_the_largest(self):
+        a = Artifacts(self)
+        h = boot.harness(a.dir, a.v, '/x.log', ['smoke', 'extra'])
+        i = h.index('v')    # LOG VARIANT BOOT_TIMEOUT SILENCE SPEC
+        self.assertEqual(['/x.log', 'v', '120', '900', 'smoke:300 extra:10'],
+                         h[i - 1:i + 4])
+        self.assertTrue(h[0].endswith('expect-scripts/boot-and-test.exp'))
+        self.assertEqual('--', h[h.index('qemu-system-x86_64') - 1])
+
+
+if __name__ == '__main__':
+    unittest.main()

@@ -1,0 +1,217 @@
+"""In-process unit tests of pipeline/config.py, the one reader of variant
+files, suite files, the kselftest targets and the series: what
+scripts/variant and scripts/series print, without a process per call.
+
+    python3 -m unittest discover -s tests/unit     (scripts/run-tests runs it)
+"""
+import hashlib
+import os
+import sys
+import tempfile
+import unittest
+from unittest import mock
+
+sys.dont_write_bytecode = True
+TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                   '..', '..'))
+sys.path.insert(0, TOP)
+from pipeline import Fail, config  # noqa: E402
+
+
+class Project:
+    """A scratch configs/, guest-tests/ and patches/ (CONFIGS, GUEST_TESTS,
+    PATCHES point there for the test)."""
+
+    def __init__(self, test):
+        d = tempfile.TemporaryDirectory()
+        test.addCleanup(d.cleanup)
+        self.dir = d.name
+        for sub in ('configs', 'guest-tests', 'patches'):
+            os.makedirs(os.path.join(self.dir, sub))
+        env = mock.patch.dict(os.environ, {
+            'CONFIGS': os.path.join(self.dir, 'configs'),
+            'GUEST_TESTS': os.path.join(self.dir, 'guest-tests'),
+            'PATCHES': os.path.join(self.dir, 'patches')})
+        env.start()
+        test.addCleanup(env.stop)
+        # suite.conf is cached per process: each test its own
+        config._suite_cache.clear()
+        test.addCleanup(config._suite_cache.clear)
+        self.write('configs/base.config', 'CONFIG_BASE=y\n')
+        self.suite('smoke')
+
+    def write(self, rel, text):
+        path = os.path.join(self.dir, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'w', encoding='utf-8') as f:
+            f.write(text)
+        return path
+
+    def variant(self, name, *lines):
+        return self.write('configs/%s.variant' % name,
+                          ''.join(ln + '\n' for ln in lines))
+
+    def suite(self, name, *lines):
+        self.write('guest-tests/%s/suite.conf' % name,
+                   ''.join(ln + '\n' for ln in lines))
+
+
+class NameTest(unittest.TestCase):
+    """The variant-name rule, the one every script asks (variant name)."""
+
+    def test_good_names(self):
+        for n in ('default', 'debug-isolated', 'a_b', '0x'):
+            config.check_name(n)
+
+    def test_bad_names_say_why(self):
+        for n in ('', '../x', 'a b', 'A', '-x', '_x', 'a/b'):
+            with self.assertRaises(Fail) as e:
+                config.check_name(n)
+            self.assertIn("invalid variant name '%s'" % n, str(e.exception))
+
+    def test_reserved_names(self):
+        for n in ('linux', 'ccache', 'accel'):
+            with self.assertRaises(Fail) as e:
+                config.check_name(n)
+            self.assertIn('reserved', str(e.exception))
+
+
+class VariantTest(unittest.TestCase):
+
+    def setUp(self):
+        self.p = Project(self)
+
+    def test_defaults_extends_and_append(self):
+        self.p.variant('default', '#@ cmdline = a=1', 'CONFIG_X=y')
+        self.p.variant('debug', '#@ extends = default', '#@ cmdline += b=2',
+                       '#@ smp = 4', 'CONFIG_Y=y')
+        v = config.Variant('debug')
+        self.assertEqual(['default', 'debug'], v.chain)
+        self.assertEqual('a=1 b=2', v.params['cmdline'])
+        self.assertEqual(4, v.params['smp'])
+        self.assertEqual('512M', v.params['mem'])
+        self.assertEqual('debug', v.kernel)
+        self.assertFalse(v.boot_only)
+        self.assertEqual(['base.config', 'default.variant', 'debug.variant'],
+                         [os.path.basename(f) for f in v.fragment_files])
+        self.assertEqual(['CONFIG_BASE=y', 'CONFIG_X=y', 'CONFIG_Y=y'],
+                         v.kconfig_lines())
+        self.assertEqual(hashlib.sha256(
+            b'CONFIG_BASE=y\nCONFIG_X=y\nCONFIG_Y=y\n').hexdigest(),
+            v.kconfig_sha256())
+
+    def test_boot_only_boots_the_other_kernel(self):
+        self.p.variant('default', 'CONFIG_X=y')
+        self.p.variant('crash', '#@ extends = default', '#@ kernel = default',
+                       '#@ cmdline = fake=panic')
+        v = config.Variant('crash')
+        self.assertTrue(v.boot_only)
+        self.assertEqual('default', v.kernel)
+        self.assertEqual(config.Variant('default').fragment_files,
+                         v.fragment_files)
+
+    def test_bad_input_names_file_and_line(self):
+        self.p.variant('a', '#@ smp = 2', '#@ smp = none')
+        with self.assertRaises(Fail) as e:
+            config.Variant('a')
+        self.assertIn('configs/a.variant:2: smp:', str(e.exception))
+        self.p.variant('b', '#@ nosuch = 1')
+        with self.assertRaises(Fail) as e:
+            config.Variant('b')
+        self.assertIn("b.variant:1: unknown parameter 'nosuch'",
+                      str(e.exception))
+
+    def test_extends_loop(self):
+        self.p.variant('a', '#@ extends = b')
+        self.p.variant('b', '#@ extends = a')
+        with self.assertRaises(Fail) as e:
+            config.Variant('a')
+        self.assertIn("'extends' loop: a -> b -> a", str(e.exception))
+
+    def test_unknown_variant(self):
+        self.p.variant('default')
+        with self.assertRaises(Fail) as e:
+            config.Variant('nosuch')
+        self.assertIn("unknown variant 'nosuch'", str(e.exception))
+
+    def test_sets(self):
+        self.p.variant('default')
+        self.p.variant('slow', '#@ check_set = full')
+        self.p.variant('named', '#@ default_set = no')
+        self.assertEqual(['default', 'named', 'slow'], config.names())
+        self.assertEqual(['default', 'slow'], config.default_names())
+        self.assertEqual(['default'], config.check_names('quick'))
+        self.assertEqual(['default', 'slow'], config.check_names('full'))
+
+    def test_environment_override(self):
+        self.p.variant('default')
+        with mock.patch.dict(os.environ, {'KSELFTEST': 'full'}):
+            self.assertEqual('full',
+                             config.Variant('default').params['kselftest_set'])
+
+    def test_initramfs_suites_and_suite_conf(self):
+        self.p.suite('every', 'all_variants = yes', 'timeout = 7')
+        self.p.variant('default', '#@ suites = smoke')
+        self.assertEqual(['smoke', 'every'],
+                         config.Variant('default').initramfs_suites())
+        self.assertEqual(7, config.suite_conf('every')['timeout'])
+        self.assertEqual(300, config.suite_conf('smoke')['timeout'])
+        with self.assertRaises(Fail):
+            config.suite_conf('nosuch')
+
+    def test_render(self):
+        self.assertEqual('yes', config.render(True))
+        self.assertEqual('a b', config.render(['a', 'b']))
+        self.assertEqual('2', config.render(2))
+
+
+class SeriesTest(unittest.TestCase):
+
+    def setUp(self):
+        self.p = Project(self)
+
+    def test_no_series_is_the_pristine_source(self):
+        self.assertEqual([], config.series_names())
+        self.assertEqual(hashlib.sha256(b'').hexdigest(),
+                         config.series_hash())
+
+    def test_names_entries_and_hash(self):
+        a = self.p.write('patches/0001-a.patch', 'one\n')
+        self.p.write('patches/0002-b.patch', 'two\n')
+        self.p.write('patches/series',
+                     '# comment\n0001-a.patch -p1\n\n0002-b.patch\n')
+        self.assertEqual(['0001-a.patch', '0002-b.patch'],
+                         config.series_names())
+        with open(a, 'rb') as f:
+            ha = hashlib.sha256(f.read()).hexdigest()
+        self.assertEqual(('0001-a.patch', ha), config.series_entries()[0])
+        text = ''.join('%s %s\n' % e for e in config.series_entries())
+        self.assertEqual(hashlib.sha256(text.encode()).hexdigest(),
+                         config.series_hash())
+
+    def test_a_missing_patch_or_a_path_is_an_error(self):
+        self.p.write('patches/series', 'gone.patch\n')
+        with self.assertRaises(Fail) as e:
+            config.series_names()
+        self.assertIn('patches/gone.patch does not exist', str(e.exception))
+        self.p.write('patches/series', 'sub/x.patch\n')
+        with self.assertRaises(Fail):
+            config.series_names()
+
+
+class RealConfigsTest(unittest.TestCase):
+    """The checkout's own configs/ and guest-tests/ resolve."""
+
+    def test_every_variant_resolves(self):
+        with mock.patch.dict(os.environ):
+            for var in ('CONFIGS', 'GUEST_TESTS', 'PATCHES', 'KSELFTEST'):
+                os.environ.pop(var, None)
+            for n in config.names():
+                v = config.Variant(n)
+                self.assertEqual(n, v.name)
+                config.Variant(v.kernel)
+            config.series_names()
+
+
+if __name__ == '__main__':
+    unittest.main()
