@@ -2,14 +2,15 @@
 kernel reports, the KTAP results, the harness's endings and the accounting
 against the boot's plan, results.json, junit.xml and the .ktap files.
 
-Every log under tests/console-logs/ is genuine serial console output of a
-real kernel booted in QEMU (console-logs/README.md says how each was
+Every log under tests/fixtures/console-logs/ is genuine serial console
+output of a real kernel booted in QEMU (its README.md says how each was
 made), some edited here the way a broken guest would have printed them;
 the plans are what scripts/boot-plan --plan-out wrote for those runs.
 Each test asserts concrete values: exit class, problem kinds, test
 ids/statuses, and fields of results.json and junit.xml. (Moved from
-tests/parse-console.bats, where each was a parse-console process and a
-python3 process per assertion; parse-console's own options stay there.)
+tests/tooling/parse-console.bats, where each was a parse-console process
+and a python3 process per assertion; parse-console's own options stay
+there.)
 
     python3 -m unittest discover -s tests/unit     (scripts/run-tests runs it)
 """
@@ -25,7 +26,7 @@ TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
 sys.path.insert(0, TOP)
 from pipeline import results  # noqa: E402
 
-LOGS = os.path.join(TOP, 'tests', 'console-logs')
+LOGS = os.path.join(TOP, 'tests', 'fixtures', 'console-logs')
 PATTERNS = results.load_patterns()
 
 

@@ -7,11 +7,11 @@ bats_require_minimum_version 1.5.0
 load helpers
 
 setup() {
-	export TESTS_DIR=$BATS_TEST_TMPDIR/tests PATH=$TOP/tests/fakes:$PATH
+	export TESTS_DIR=$BATS_TEST_TMPDIR/tests PATH=$TOP/tests/fixtures/fakes:$PATH
 	export PYTHONDONTWRITEBYTECODE=1
 	mkdir -p "$TESTS_DIR/s"
 	# a kselftest_harness program (the real "-l" table) and a plain one
-	cp "$TOP/tests/fakes/ksft-program" "$TOP/tests/fakes/harness-list.txt" "$TESTS_DIR/s/"
+	cp "$TOP/tests/fixtures/fakes/ksft-program" "$TOP/tests/fixtures/fakes/harness-list.txt" "$TESTS_DIR/s/"
 	chmod -x "$TESTS_DIR/s/harness-list.txt"
 	printf '#!/bin/sh\necho "TAP version 13"; echo "1..1"; echo "ok 1 only"\n' >"$TESTS_DIR/s/plain"
 	chmod +x "$TESTS_DIR/s/plain"

@@ -7,14 +7,15 @@
 # the harness's endings, the plan) is tested in-process:
 # tests/unit/test_results.py and test_verdict.py.
 #
-# Every log under console-logs/ is genuine serial console output of a real
-# kernel booted in QEMU (console-logs/README.md says how each was made).
+# Every log under tests/fixtures/console-logs/ is genuine serial console
+# output of a real kernel booted in QEMU (its README.md says how each was
+# made).
 
 setup() {
-    TESTS="$(cd "$(dirname "$BATS_TEST_FILENAME")" && pwd)"
+    TESTS="$(cd "$(dirname "$BATS_TEST_FILENAME")/.." && pwd)"
     SCRIPTS="$TESTS/../scripts"
     PATTERNS="$TESTS/../pipeline/results/failure-patterns.txt"
-    LOGS="$TESTS/console-logs"
+    LOGS="$TESTS/fixtures/console-logs"
     OUT="$BATS_TEST_TMPDIR/out"
     # the tests import the pipeline package too: no __pycache__ in the tree
     export PYTHONDONTWRITEBYTECODE=1

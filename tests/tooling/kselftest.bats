@@ -103,7 +103,7 @@ SH
 
 @test "run-suite: TESTS reaches inside a kselftest target program: only the selected tests run" {
 	fake_ksft
-	export TESTS_DIR=$BATS_TEST_TMPDIR/tests PATH=$TOP/tests/fakes:$PATH
+	export TESTS_DIR=$BATS_TEST_TMPDIR/tests PATH=$TOP/tests/fixtures/fakes:$PATH
 	"$TOP/scripts/kselftest-suite" "$K/kselftest/kselftest-list.txt" quick "$TESTS_DIR/kselftest" alpha beta >/dev/null
 	run sh "$TOP/guest-tests/runner/run-suite" kselftest 'kselftest/alpha/t*'
 	[ "$status" -eq 0 ]
@@ -124,7 +124,7 @@ ksft_log() { # TARGET KTAP-FILE RC
 	printf '@@@ HARNESS START variant=v date=2026-12-03T00:00:00Z\n@@@ READY release=6.12 uptime=1.0\n'
 	printf '@@@ HARNESS SEND run-suite kselftest\n@@@ SUITE-BEGIN kselftest uptime=1.0\n'
 	printf '@@@ TEST-BEGIN kselftest/%s uptime=1.0\n' "$1"
-	cat "$TOP/tests/ktap/$2"
+	cat "$TOP/tests/fixtures/ktap/$2"
 	printf '@@@ TEST-END kselftest/%s rc=%s uptime=9.0\n@@@ SUITE-END kselftest rc=%s uptime=9.0\n' "$1" "$3" "$3"
 	printf '@@@ HARNESS SUITE-DONE suite=kselftest elapsed=9\n@@@ HARNESS SEND poweroff -f\n'
 	printf '@@@ HARNESS QEMU-EXIT status=0\n@@@ HARNESS END elapsed=10\n'
@@ -143,7 +143,7 @@ ksft_log() { # TARGET KTAP-FILE RC
 	# leaves only: counts are tests, not programs
 	[ "$(jq -c '.counts | [.pass, .fail, .skip]' "$r")" = "$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); from pipeline import ktap
 c = ktap.counts(ktap.flatten(ktap.parse(open(sys.argv[2]).read())))
-print("[%d,%d,%d]" % (c["pass"], c["fail"], c["skip"]))' "$TOP" "$TOP/tests/ktap/noopts-clone3.ktap")" ]
+print("[%d,%d,%d]" % (c["pass"], c["fail"], c["skip"]))' "$TOP" "$TOP/tests/fixtures/ktap/noopts-clone3.ktap")" ]
 	[ "$(jq -r '.tests[0].key' "$r")" != null ]
 	# failing lines in the test's excerpt
 	jq -r '.tests[] | select(.id == "kselftest/clone3/clone3/clone3() in a new PID_NS") | .excerpt' "$r" |
@@ -249,8 +249,8 @@ SH
 	[[ "$output" == *"flaky.conf:1: expected 'TARGET:TEST GLOB REASON'"* ]]
 }
 
-# A recorded KTAP file of tests/ktap, or a path.
-ktap_file() { case "$1" in /*) cat "$1" ;; *) cat "$TOP/tests/ktap/$1" ;; esac; }
+# A recorded KTAP file of tests/fixtures/ktap, or a path.
+ktap_file() { case "$1" in /*) cat "$1" ;; *) cat "$TOP/tests/fixtures/ktap/$1" ;; esac; }
 
 # kselftest/futex with a retry: the real first run FIRST, the RETRY line,
 # the real second run SECOND (cut: the log ends there).
@@ -324,9 +324,9 @@ ksft_retry_log() { # FIRST RETRY-LINE SECOND [cut]
 	# output ending after the RETRY
 	k=$BATS_TEST_TMPDIR/ktap
 	mkdir -p "$k"
-	sed 's/^# ok 2 futex_requeue many succeeds$/# ok 2 futex_requeue many # SKIP not today/' "$TOP/tests/ktap/futex-pass.ktap" >"$k/skip.ktap"
-	grep -v '^# ok 2 futex_requeue many succeeds$' "$TOP/tests/ktap/futex-pass.ktap" >"$k/missing.ktap"
-	head -n 20 "$TOP/tests/ktap/futex-pass.ktap" >"$k/cut.ktap"
+	sed 's/^# ok 2 futex_requeue many succeeds$/# ok 2 futex_requeue many # SKIP not today/' "$TOP/tests/fixtures/ktap/futex-pass.ktap" >"$k/skip.ktap"
+	grep -v '^# ok 2 futex_requeue many succeeds$' "$TOP/tests/fixtures/ktap/futex-pass.ktap" >"$k/missing.ktap"
+	head -n 20 "$TOP/tests/fixtures/ktap/futex-pass.ktap" >"$k/cut.ktap"
 	for second in skip missing cut; do
 		end=()
 		[ "$second" != cut ] || end=(cut)
@@ -340,12 +340,12 @@ ksft_retry_log() { # FIRST RETRY-LINE SECOND [cut]
 	done
 	# so it does when the test timed out (results the hang took with it),
 	# and a glob never names the test's own result
-	sed 's/^ok 1 selftests: futex: run.sh$/not ok 1 selftests: futex: run.sh # TIMEOUT 120 seconds/' "$TOP/tests/ktap/futex-requeue-fail.ktap" >"$k/timeout.ktap"
+	sed 's/^ok 1 selftests: futex: run.sh$/not ok 1 selftests: futex: run.sh # TIMEOUT 120 seconds/' "$TOP/tests/fixtures/ktap/futex-requeue-fail.ktap" >"$k/timeout.ktap"
 	ksft_retry_log "$k/timeout.ktap" '@@@ RETRY kselftest/futex run.sh/futex_requeue?many*' futex-pass.ktap >"$BATS_TEST_TMPDIR/console.log"
 	run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
 	[ "$status" -ge 1 ]
 	[ "$(jq -r '.counts.flaky' "$r")" = 0 ]
-	sed 's/^ok 1 selftests: futex: run.sh$/not ok 1 selftests: futex: run.sh # exit=1/' "$TOP/tests/ktap/futex-pass.ktap" >"$k/exit.ktap"
+	sed 's/^ok 1 selftests: futex: run.sh$/not ok 1 selftests: futex: run.sh # exit=1/' "$TOP/tests/fixtures/ktap/futex-pass.ktap" >"$k/exit.ktap"
 	ksft_retry_log "$k/exit.ktap" '@@@ RETRY kselftest/futex run.sh/*' futex-pass.ktap >"$BATS_TEST_TMPDIR/console.log"
 	run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
 	[ "$status" -eq 1 ]
@@ -354,7 +354,7 @@ ksft_retry_log() { # FIRST RETRY-LINE SECOND [cut]
 	# a result that moved into the failure's place is not its counterpart:
 	# the second run's futex_requeue printed nothing (its document gone),
 	# futex_waitv's results now sit where futex_requeue's were
-	sed '183,189d' "$TOP/tests/ktap/futex-pass.ktap" >"$k/gone.ktap"
+	sed '183,189d' "$TOP/tests/fixtures/ktap/futex-pass.ktap" >"$k/gone.ktap"
 	grep -q '^# # futex_waitv' "$k/gone.ktap" && ! grep -q futex_requeue "$k/gone.ktap"
 	ksft_retry_log futex-requeue-fail.ktap '@@@ RETRY kselftest/futex run.sh/futex_requeue?many*' "$k/gone.ktap" >"$BATS_TEST_TMPDIR/console.log"
 	run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
@@ -575,7 +575,7 @@ JSON
 print(testsel.selects(["kselftest/alpha/two/sub*"], "kselftest", "alpha", "two"))' "$TOP"
 	[ "$output" = True ]
 	fake_ksft
-	export TESTS_DIR=$BATS_TEST_TMPDIR/tests PATH=$TOP/tests/fakes:$PATH
+	export TESTS_DIR=$BATS_TEST_TMPDIR/tests PATH=$TOP/tests/fixtures/fakes:$PATH
 	"$TOP/scripts/kselftest-suite" "$K/kselftest/kselftest-list.txt" quick "$TESTS_DIR/kselftest" alpha >/dev/null
 	run sh "$TOP/guest-tests/runner/run-suite" kselftest 'kselftest/alpha/two/sub*'
 	[ "$status" -eq 0 ]
