@@ -20,6 +20,7 @@ import re
 import sys
 import tempfile
 import unittest
+import xml.etree.ElementTree as ET
 
 sys.dont_write_bytecode = True
 TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
@@ -497,6 +498,24 @@ class RecordedLogs(unittest.TestCase):
                              r['kernel_problems'][0]['first_line'])
         self.assertEqual('lockdep', kinds(r))
         self.assertEqual(2, r['counts']['pass'])
+
+    def test_every_recorded_log_is_classified_and_its_junit_parses(self):
+        # what parse-console --out does with each log (its options and exit
+        # status stay in tests/tooling/parse-console.bats); a log stays
+        # under 200 KiB so that the fixtures stay reviewable
+        names = sorted(n for n in os.listdir(LOGS) if n.endswith('.log'))
+        self.assertGreater(len(names), 20)
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in names:
+                with self.subTest(log=name):
+                    path = os.path.join(LOGS, name)
+                    res = results.parse(results.read_log(path), PATTERNS,
+                                        log_path=os.path.abspath(path))
+                    out = os.path.join(tmp, name[:-len('.log')])
+                    results.write_results(res, out)
+                    self.assertLessEqual(int(res.exit_class), 3)
+                    ET.parse(os.path.join(out, 'junit.xml'))
+                    self.assertLess(os.path.getsize(path), 204800)
 
 
 class Records(unittest.TestCase):
