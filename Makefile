@@ -152,7 +152,7 @@ compare: ## new failures, LOST tests, fixes, metric deltas from results A to B; 
 bisect-run: setup ## git bisect run GOOD..BAD in the kernel tree: build, boot VARIANT, TESTS
 	@$(LOCK) $(IN) scripts/bisect-run
 
-test: ## the tooling tests only (fast, no kernel build)
+test: ## the tooling tests only: tests/unit and tests/tooling (no kernel build, no guest)
 	@scripts/host-setup check
 	@scripts/run-tests
 

@@ -1,8 +1,8 @@
 """In-process unit tests of pipeline/analysis: the one test identity, the
 summary with its regressions against pristine, make compare, the LOST
 tests and skips, and the rerun selection. Each holds the stage's function
-to what a bats test holds its script's process to (tests/compare.bats,
-tests/select.bats, tests/parse-console.bats and tests/kselftest.bats:
+to what a bats test holds its script's process to (tests/tooling/compare.bats,
+tests/tooling/select.bats, parse-console.bats and kselftest.bats:
 summarize, select-tests failed, skips), in a fraction of the time.
 
     python3 -m unittest discover -s tests/unit     (scripts/run-tests runs it)
@@ -23,7 +23,7 @@ from pipeline import Fail, cli, results  # noqa: E402
 from pipeline.analysis import (compare, identity, report, runs,  # noqa: E402
                                selection, skips, summary)
 
-LOGS = os.path.join(TOP, 'tests', 'console-logs')
+LOGS = os.path.join(TOP, 'tests', 'fixtures', 'console-logs')
 
 
 def t(tid, status, **kw):
@@ -33,7 +33,7 @@ def t(tid, status, **kw):
 
 
 def res(variant, cls, tests, **kw):
-    """A results.json as compare reads it (tests/compare.bats' res)."""
+    """A results.json as compare reads it (tests/tooling/compare.bats' res)."""
     r = {'variant': variant, 'exit_class': cls,
          'exit_class_name': 'c%d' % cls, 'boot': {'ready_uptime_s': 1.5},
          'kernel_problems': [], 'tests': tests}
@@ -43,7 +43,7 @@ def res(variant, cls, tests, **kw):
 
 def fake(variant, *specs):
     """A results.json as summarize reads it, from 'id=status' SPECS
-    (tests/kselftest.bats' fake_results)."""
+    (tests/tooling/kselftest.bats' fake_results)."""
     tests = []
     for s in specs:
         i, st = s.rsplit('=', 1)

@@ -111,9 +111,9 @@ class Verdict(unittest.TestCase):
         self.assertEqual({'ns_per_call': 12.5}, speed.metrics)
 
     def test_recorded_isolated_run_getppid_cost_is_bench(self):
-        # a real console log (tests/console-logs/isolated.log) against its
+        # a real console log (tests/fixtures/console-logs/isolated.log) against its
         # recorded plan, which predates benchmarks, and with them declared
-        logs = os.path.join(TOP, 'tests', 'console-logs')
+        logs = os.path.join(TOP, 'tests', 'fixtures', 'console-logs')
         text = results.read_log(os.path.join(logs, 'isolated.log'))
         p = results.read_plan(os.path.join(logs, 'isolated.plan.json'))
         res = results.parse(text, plan=p)

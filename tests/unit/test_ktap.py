@@ -80,20 +80,21 @@ class Directives(unittest.TestCase):
 
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
-                    'ktap')
+                    'fixtures', 'ktap')
 
 
 def parsed(name):
-    """The flatten() dicts of tests/ktap/NAME, the leaves, and by id."""
+    """The flatten() dicts of tests/fixtures/ktap/NAME, the leaves, and by
+    id."""
     with open(os.path.join(DATA, name), encoding='utf-8') as f:
         t = ktap.flatten(ktap.parse(f.read()))
     return t, [x for x in t if x['leaf']], {x['id']: x for x in t}
 
 
 class RecordedOutput(unittest.TestCase):
-    """pipeline/ktap.py on real output: tests/ktap/*.ktap are program
+    """pipeline/ktap.py on real output: tests/fixtures/ktap/*.ktap are program
     outputs copied from serial console logs of kselftest runs in the
-    pipeline's guest (tests/ktap/README.md), and the KTAP specification's
+    pipeline's guest (tests/fixtures/ktap/README.md), and the KTAP specification's
     own example. Each test asserts concrete ids, statuses, reasons and
     counts. (Moved from tests/ktap.bats, where each check was a python3
     process of its own.)"""

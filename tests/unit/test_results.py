@@ -2,14 +2,15 @@
 kernel reports, the KTAP results, the harness's endings and the accounting
 against the boot's plan, results.json, junit.xml and the .ktap files.
 
-Every log under tests/console-logs/ is genuine serial console output of a
-real kernel booted in QEMU (console-logs/README.md says how each was
+Every log under tests/fixtures/console-logs/ is genuine serial console
+output of a real kernel booted in QEMU (its README.md says how each was
 made), some edited here the way a broken guest would have printed them;
 the plans are what scripts/boot-plan --plan-out wrote for those runs.
 Each test asserts concrete values: exit class, problem kinds, test
 ids/statuses, and fields of results.json and junit.xml. (Moved from
-tests/parse-console.bats, where each was a parse-console process and a
-python3 process per assertion; parse-console's own options stay there.)
+tests/tooling/parse-console.bats, where each was a parse-console process
+and a python3 process per assertion; parse-console's own options stay
+there.)
 
     python3 -m unittest discover -s tests/unit     (scripts/run-tests runs it)
 """
@@ -19,13 +20,14 @@ import re
 import sys
 import tempfile
 import unittest
+import xml.etree.ElementTree as ET
 
 sys.dont_write_bytecode = True
 TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
 sys.path.insert(0, TOP)
 from pipeline import results  # noqa: E402
 
-LOGS = os.path.join(TOP, 'tests', 'console-logs')
+LOGS = os.path.join(TOP, 'tests', 'fixtures', 'console-logs')
 PATTERNS = results.load_patterns()
 
 
@@ -496,6 +498,24 @@ class RecordedLogs(unittest.TestCase):
                              r['kernel_problems'][0]['first_line'])
         self.assertEqual('lockdep', kinds(r))
         self.assertEqual(2, r['counts']['pass'])
+
+    def test_every_recorded_log_is_classified_and_its_junit_parses(self):
+        # what parse-console --out does with each log (its options and exit
+        # status stay in tests/tooling/parse-console.bats); a log stays
+        # under 200 KiB so that the fixtures stay reviewable
+        names = sorted(n for n in os.listdir(LOGS) if n.endswith('.log'))
+        self.assertGreater(len(names), 20)
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in names:
+                with self.subTest(log=name):
+                    path = os.path.join(LOGS, name)
+                    res = results.parse(results.read_log(path), PATTERNS,
+                                        log_path=os.path.abspath(path))
+                    out = os.path.join(tmp, name[:-len('.log')])
+                    results.write_results(res, out)
+                    self.assertLessEqual(int(res.exit_class), 3)
+                    ET.parse(os.path.join(out, 'junit.xml'))
+                    self.assertLess(os.path.getsize(path), 204800)
 
 
 class Records(unittest.TestCase):

@@ -5,7 +5,7 @@ bats_require_minimum_version 1.5.0
 # in artifacts/<variant>/ and hashed with the rest, a package version made
 # from the pinned source version and the series, the same bytes on a
 # rebuild, and bad input refused. The fake kernel's bindeb-pkg
-# (tests/helpers.bash) writes a changelog dated by the clock, as the real
+# (tests/tooling/helpers.bash) writes a changelog dated by the clock, as the real
 # mkdebian does, and clamps file times only when SOURCE_DATE_EPOCH is set.
 
 load helpers
@@ -26,7 +26,7 @@ setup() {
 	export BUILD=$d/build ARTIFACTS=$d/artifacts RESULTS=$d/results PATCHES=$d/patches
 	export CONFIGS=$d/configs GUEST_TESTS=$d/guest-tests
 	export KSRC_TARBALL=$d/linux-source-6.12.tar.xz
-	export BUSYBOX=$TOP/tests/fakes/busybox NO_CCACHE=1 PATH=$TOP/tests/fakes:$PATH
+	export BUSYBOX=$TOP/tests/fixtures/fakes/busybox NO_CCACHE=1 PATH=$TOP/tests/fixtures/fakes:$PATH
 	pin=$(awk -F= '!/^#/ && NF { print $2; exit }' "$TOP/scripts/deps/kernel-source.txt")
 	series=$(PATCHES=$PATCHES "$TOP/scripts/series" hash)
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 bats_require_minimum_version 1.5.0
-# The whole pipeline on a fake project (tests/helpers.bash: fake_project):
+# The whole pipeline on a fake project (tests/tooling/helpers.bash: fake_project):
 # a fake kernel source that "builds" in milliseconds, small guest tests
 # compiled for real, a fake QEMU. What is tested is the contract between
 # the build and the boot (artifacts/<variant>/, variant.json, manifest,
@@ -458,7 +458,7 @@ spec = importlib.util.spec_from_loader("da", importlib.machinery.SourceFileLoade
 da = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(da)
 for p in sys.argv[2:]:
-    print(da.program_tests(p))' "$TOP" "$TOP/tests/fakes/ksft-program" "$BATS_TEST_TMPDIR/k/mm" "$BATS_TEST_TMPDIR/plain"
+    print(da.program_tests(p))' "$TOP" "$TOP/tests/fixtures/fakes/ksft-program" "$BATS_TEST_TMPDIR/k/mm" "$BATS_TEST_TMPDIR/plain"
 	echo "$output"
 	[ "${lines[0]}" = "['global.alpha', 'global.beta_with_a_rather_long_test_name', 'fx.one.first', 'fx.one.second', 'fx.two.first', 'fx.two.second', 'fx.three.first', 'fx.three.second', 'a_fixture_name_longer_than_twenty.only']" ]
 	[ "${lines[1]}" = "['cow', 'gup_test']" ]

@@ -286,7 +286,7 @@ entry.run(lambda argv: 3, "demo")' "$TOP/scripts"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(cat "$p/ran")" = ran ]
-	# (tests/build-speed.bats: builds and boots overlap, failures are rows)
+	# (tests/tooling/build-speed.bats: builds and boots overlap, failures are rows)
 	RC=3 run make -C "$p" -j4 all RUNTIME=native
 	[ "$status" -ne 0 ]
 }
@@ -451,14 +451,14 @@ print("ok")
 
 @test "shell scripts and the tests pass shellcheck" {
 	cd "$TOP"
-	mapfile -t files < <(grep -lE '^#!/usr/bin/env (bash|sh)|^#!/bin/sh' scripts/* scripts/dpkg-shim/* ci/* guest-tests/runner/* tests/fakes/* .ci/run 2>/dev/null)
+	mapfile -t files < <(grep -lE '^#!/usr/bin/env (bash|sh)|^#!/bin/sh' scripts/* scripts/dpkg-shim/* ci/* guest-tests/runner/* tests/fixtures/fakes/* .ci/run 2>/dev/null)
 	[ "${#files[@]}" -gt 5 ]
 	run shellcheck -x scripts/lib.sh "${files[@]}"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	# The bats files too: this is what finds a `! cmd` that can never
 	# fail a test (SC2314, SC2315).
-	run shellcheck -x -s bash -e SC2030,SC2031,SC2034,SC2154,SC2164,SC1090,SC1091,SC2016,SC2317,SC2329,SC2005,SC2013 tests/*.bats tests/harness/*.bats tests/helpers.bash
+	run shellcheck -x -s bash -e SC2030,SC2031,SC2034,SC2154,SC2164,SC1090,SC1091,SC2016,SC2317,SC2329,SC2005,SC2013 tests/tooling/*.bats tests/harness/*.bats tests/tooling/helpers.bash
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
@@ -646,9 +646,9 @@ echo "        | Expected 0 (0) == ret (-125)"; echo "default: 1 test failed (see
 
 @test "run-tests: the in-process unit tests (tests/unit) run with the tooling tests, each counted, a failure failing the run" {
 	p=$BATS_TEST_TMPDIR/proj
-	mkdir -p "$p/scripts" "$p/tests/unit"
+	mkdir -p "$p/scripts" "$p/tests/unit" "$p/tests/tooling"
 	cp "$TOP/scripts/run-tests" "$TOP/scripts/lib.sh" "$p/scripts/"
-	printf '%s\n' '@test "one" {' 'true' '}' >"$p/tests/one.bats"
+	printf '%s\n' '@test "one" {' 'true' '}' >"$p/tests/tooling/one.bats"
 	printf '%s\n' 'import unittest' 'class T(unittest.TestCase):' \
 		'    def test_good(self):' '        self.assertTrue(True)' \
 		'    def test_skipped(self):' '        self.skipTest("no widget")' >"$p/tests/unit/test_a.py"
@@ -668,7 +668,7 @@ echo "        | Expected 0 (0) == ret (-125)"; echo "default: 1 test failed (see
 	run env -u TOP "$p/scripts/run-tests"
 	[ "$status" -eq 1 ]
 	# bats files named: only those
-	run env -u TOP "$p/scripts/run-tests" --name x "$p/tests/one.bats"
+	run env -u TOP "$p/scripts/run-tests" --name x "$p/tests/tooling/one.bats"
 	[ "${lines[-1]}" = "x: 1 passed, 0 failed, 0 skipped" ]
 }
 

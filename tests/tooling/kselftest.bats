@@ -103,7 +103,7 @@ SH
 
 @test "run-suite: TESTS reaches inside a kselftest target program: only the selected tests run" {
 	fake_ksft
-	export TESTS_DIR=$BATS_TEST_TMPDIR/tests PATH=$TOP/tests/fakes:$PATH
+	export TESTS_DIR=$BATS_TEST_TMPDIR/tests PATH=$TOP/tests/fixtures/fakes:$PATH
 	"$TOP/scripts/kselftest-suite" "$K/kselftest/kselftest-list.txt" quick "$TESTS_DIR/kselftest" alpha beta >/dev/null
 	run sh "$TOP/guest-tests/runner/run-suite" kselftest 'kselftest/alpha/t*'
 	[ "$status" -eq 0 ]
@@ -117,47 +117,6 @@ SH
 	run python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); from pipeline import testsel
 print(testsel.selects(["kselftest/alpha/t*"], "kselftest", "alpha", "two"), testsel.selects(["kselftest/alpha/t*"], "kselftest", "alpha", "one"))' "$TOP"
 	[ "$output" = "True False" ]
-}
-
-# A console log in which the kselftest suite ran target T's real output F.
-ksft_log() { # TARGET KTAP-FILE RC
-	printf '@@@ HARNESS START variant=v date=2026-12-03T00:00:00Z\n@@@ READY release=6.12 uptime=1.0\n'
-	printf '@@@ HARNESS SEND run-suite kselftest\n@@@ SUITE-BEGIN kselftest uptime=1.0\n'
-	printf '@@@ TEST-BEGIN kselftest/%s uptime=1.0\n' "$1"
-	cat "$TOP/tests/ktap/$2"
-	printf '@@@ TEST-END kselftest/%s rc=%s uptime=9.0\n@@@ SUITE-END kselftest rc=%s uptime=9.0\n' "$1" "$3" "$3"
-	printf '@@@ HARNESS SUITE-DONE suite=kselftest elapsed=9\n@@@ HARNESS SEND poweroff -f\n'
-	printf '@@@ HARNESS QEMU-EXIT status=0\n@@@ HARNESS END elapsed=10\n'
-}
-
-@test "parse-console: nested kselftest KTAP gives a result per nested test; JUnit a testsuite per target" {
-	ksft_log clone3 noopts-clone3.ktap 1 >"$BATS_TEST_TMPDIR/console.log"
-	run "$TOP/scripts/parse-console" --out "$BATS_TEST_TMPDIR/r" "$BATS_TEST_TMPDIR/console.log"
-	[ "$status" -eq 1 ]
-	r=$BATS_TEST_TMPDIR/r/results.json
-	# every nested test, by suite/target/program/test
-	[ "$(jq -r '.tests[] | select(.id == "kselftest/clone3/clone3/clone3() in a new PID_NS") | .status' "$r")" = fail ]
-	[ "$(jq -r '.tests[] | select(.id == "kselftest/clone3/clone3/simple clone3()") | .status' "$r")" = pass ]
-	[ "$(jq -r '.tests[] | select(.id == "kselftest/clone3/clone3_cap_checkpoint_restore/global.clone3_cap_checkpoint_restore") | .status' "$r")" = fail ]
-	[ "$(jq -r '[.tests[] | select(.status == "skip")][0].skip_reason' "$r")" = "New time NS" ]
-	# leaves only: counts are tests, not programs
-	[ "$(jq -c '.counts | [.pass, .fail, .skip]' "$r")" = "$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); from pipeline import ktap
-c = ktap.counts(ktap.flatten(ktap.parse(open(sys.argv[2]).read())))
-print("[%d,%d,%d]" % (c["pass"], c["fail"], c["skip"]))' "$TOP" "$TOP/tests/ktap/noopts-clone3.ktap")" ]
-	[ "$(jq -r '.tests[0].key' "$r")" != null ]
-	# failing lines in the test's excerpt
-	jq -r '.tests[] | select(.id == "kselftest/clone3/clone3/clone3() in a new PID_NS") | .excerpt' "$r" |
-		grep -q 'Result (-22) is different than expected (0)'
-	grep -q '<testsuite name="kselftest/clone3"' "$BATS_TEST_TMPDIR/r/junit.xml"
-	grep -q 'name="clone3/clone3() in a new PID_NS"' "$BATS_TEST_TMPDIR/r/junit.xml"
-}
-
-@test "parse-console: a target whose output ends inside a program: its tests kept, the program an error" {
-	ksft_log futex noopts-futex-cut.ktap 0 | grep -v '^@@@ TEST-END' >"$BATS_TEST_TMPDIR/console.log"
-	run "$TOP/scripts/parse-console" --out "$BATS_TEST_TMPDIR/r" "$BATS_TEST_TMPDIR/console.log"
-	r=$BATS_TEST_TMPDIR/r/results.json
-	[ "$(jq -r '[.tests[] | select(.status == "pass")] | length' "$r")" = 39 ]
-	[ "$(jq -r '.tests[] | select(.id == "kselftest/futex/run.sh") | .status' "$r")" = error ]
 }
 
 # A retry in the guest (kselftests/flaky.conf): target alpha's test one
@@ -249,25 +208,26 @@ SH
 	[[ "$output" == *"flaky.conf:1: expected 'TARGET:TEST GLOB REASON'"* ]]
 }
 
-# A recorded KTAP file of tests/ktap, or a path.
-ktap_file() { case "$1" in /*) cat "$1" ;; *) cat "$TOP/tests/ktap/$1" ;; esac; }
+# A recorded KTAP file of tests/fixtures/ktap.
+ktap_file() { cat "$TOP/tests/fixtures/ktap/$1"; }
 
 # kselftest/futex with a retry: the real first run FIRST, the RETRY line,
-# the real second run SECOND (cut: the log ends there).
-ksft_retry_log() { # FIRST RETRY-LINE SECOND [cut]
+# the real second run SECOND.
+ksft_retry_log() { # FIRST RETRY-LINE SECOND
 	printf '@@@ HARNESS START variant=default date=2026-12-06T00:00:00Z\n@@@ READY release=6.12 uptime=1.0\n'
 	printf '@@@ HARNESS SEND run-suite kselftest\n@@@ SUITE-BEGIN kselftest uptime=1.0\n'
 	printf '@@@ TEST-BEGIN kselftest/futex uptime=1.0\n'
 	ktap_file "$1"
 	printf '%s\n' "$2"
 	ktap_file "$3"
-	[ "${4:-}" != cut ] || return 0
 	printf '@@@ TEST-END kselftest/futex rc=0 uptime=9.0\n@@@ SUITE-END kselftest rc=0 uptime=9.0\n'
 	printf '@@@ HARNESS SUITE-DONE suite=kselftest elapsed=9\n@@@ HARNESS SEND poweroff -f\n'
 	printf '@@@ HARNESS QEMU-EXIT status=0\n@@@ HARNESS END elapsed=10\n'
 }
 
-@test "parse-console: a retried flaky.conf failure that passes the second time is a pass marked flaky; any other first-run failure stays" {
+# When the first run stands instead (every other first-run failure), and
+# nested KTAP as per-test results: tests/unit/test_kselftest_results.py.
+@test "parse-console, summarize: a retried flaky.conf failure that passes the second time is a pass marked flaky, in results.json, JUnit and the summary" {
 	R=$BATS_TEST_TMPDIR/results
 	ksft_retry_log futex-requeue-fail.ktap '@@@ RETRY kselftest/futex run.sh/futex_requeue?many*' futex-pass.ktap \
 		>"$BATS_TEST_TMPDIR/console.log"
@@ -293,99 +253,6 @@ ksft_retry_log() { # FIRST RETRY-LINE SECOND [cut]
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"default: flaky (failed, then passed when run again in the same boot): kselftest/futex/run.sh/futex_requeue many succeeds"* ]]
 	[ "$(jq -c '.variants[0].flaky_tests' "$R/summary.json")" = '["kselftest/futex/run.sh/futex_requeue many succeeds"]' ]
-
-	# a glob that names every result: the flaky mark goes to the test in
-	# the failure's place only, not to every pass of the second run
-	ksft_retry_log futex-requeue-fail.ktap '@@@ RETRY kselftest/futex run.sh/*' futex-pass.ktap \
-		>"$BATS_TEST_TMPDIR/console.log"
-	run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
-	[ "$status" -eq 0 ]
-	[ "$(jq -r '.counts.flaky' "$r")" = 1 ]
-	[ "$(jq -r "$t | .flaky | length" "$r")" = 2 ]
-
-	# failing the second time as well: a failure
-	ksft_retry_log futex-requeue-fail.ktap '@@@ RETRY kselftest/futex run.sh/futex_requeue?many*' futex-requeue-fail.ktap \
-		>"$BATS_TEST_TMPDIR/console.log"
-	run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
-	[ "$status" -eq 1 ]
-	[ "$(jq -r '[.tests[] | select(.status == "fail")] | length' "$r")" = 2 ]
-	[ "$(jq -r '.counts.flaky' "$r")" = 0 ]
-
-	# a first-run failure the RETRY's glob does not name stays a failure,
-	# whatever the second run gave
-	ksft_retry_log futex-requeue-fail.ktap '@@@ RETRY kselftest/futex run.sh/futex_requeue?simple*' futex-pass.ktap \
-		>"$BATS_TEST_TMPDIR/console.log"
-	run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
-	[ "$status" -eq 1 ]
-	[ "$(jq -r '.tests[] | select(.name == "run.sh/futex_requeue many returned: 11 Resource temporarily unavailable") | .status' "$r")" = fail ]
-	[ "$(jq -r '[.tests[] | select(.name == "run.sh/futex_requeue many succeeds")] | length' "$r")" = 0 ]
-	# the first run stands when the second has no result in the failure's
-	# place that is not a skip: a skip there, the result missing, the
-	# output ending after the RETRY
-	k=$BATS_TEST_TMPDIR/ktap
-	mkdir -p "$k"
-	sed 's/^# ok 2 futex_requeue many succeeds$/# ok 2 futex_requeue many # SKIP not today/' "$TOP/tests/ktap/futex-pass.ktap" >"$k/skip.ktap"
-	grep -v '^# ok 2 futex_requeue many succeeds$' "$TOP/tests/ktap/futex-pass.ktap" >"$k/missing.ktap"
-	head -n 20 "$TOP/tests/ktap/futex-pass.ktap" >"$k/cut.ktap"
-	for second in skip missing cut; do
-		end=()
-		[ "$second" != cut ] || end=(cut)
-		ksft_retry_log futex-requeue-fail.ktap '@@@ RETRY kselftest/futex run.sh/futex_requeue?many*' "$k/$second.ktap" \
-			"${end[@]}" >"$BATS_TEST_TMPDIR/console.log"
-		run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
-		echo "$second: $output"
-		[ "$status" -ge 1 ]
-		[ "$(jq -r '.tests[] | select(.name == "run.sh/futex_requeue many returned: 11 Resource temporarily unavailable") | .status' "$r")" = fail ]
-		[ "$(jq -r '.counts.flaky' "$r")" = 0 ]
-	done
-	# so it does when the test timed out (results the hang took with it),
-	# and a glob never names the test's own result
-	sed 's/^ok 1 selftests: futex: run.sh$/not ok 1 selftests: futex: run.sh # TIMEOUT 120 seconds/' "$TOP/tests/ktap/futex-requeue-fail.ktap" >"$k/timeout.ktap"
-	ksft_retry_log "$k/timeout.ktap" '@@@ RETRY kselftest/futex run.sh/futex_requeue?many*' futex-pass.ktap >"$BATS_TEST_TMPDIR/console.log"
-	run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
-	[ "$status" -ge 1 ]
-	[ "$(jq -r '.counts.flaky' "$r")" = 0 ]
-	sed 's/^ok 1 selftests: futex: run.sh$/not ok 1 selftests: futex: run.sh # exit=1/' "$TOP/tests/ktap/futex-pass.ktap" >"$k/exit.ktap"
-	ksft_retry_log "$k/exit.ktap" '@@@ RETRY kselftest/futex run.sh/*' futex-pass.ktap >"$BATS_TEST_TMPDIR/console.log"
-	run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
-	[ "$status" -eq 1 ]
-	[ "$(jq -r '.tests[] | select(.name == "run.sh") | .status' "$r")" = fail ]
-
-	# a result that moved into the failure's place is not its counterpart:
-	# the second run's futex_requeue printed nothing (its document gone),
-	# futex_waitv's results now sit where futex_requeue's were
-	sed '183,189d' "$TOP/tests/ktap/futex-pass.ktap" >"$k/gone.ktap"
-	grep -q '^# # futex_waitv' "$k/gone.ktap" && ! grep -q futex_requeue "$k/gone.ktap"
-	ksft_retry_log futex-requeue-fail.ktap '@@@ RETRY kselftest/futex run.sh/futex_requeue?many*' "$k/gone.ktap" >"$BATS_TEST_TMPDIR/console.log"
-	run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
-	[ "$status" -ge 1 ]
-	[ "$(jq -r '.counts.flaky' "$r")" = 0 ]
-	# a description with a "/" is matched whole, as the guest matches it;
-	# two documents' failures of one name are two tests
-	printf '%s\n' 'TAP version 13' '1..1' '# selftests: futex: run.sh' \
-		'# TAP version 13' '# 1..2' '# not ok 1 timeout waiting' '# not ok 2 open /dev/timeout_dev failed' \
-		'# TAP version 13' '# 1..1' '# not ok 1 timeout waiting' 'ok 1 selftests: futex: run.sh' >"$k/f1.ktap"
-	printf '%s\n' 'TAP version 13' '1..1' '# selftests: futex: run.sh' \
-		'# TAP version 13' '# 1..2' '# ok 1 timeout waiting' '# ok 2 open /dev/timeout_dev failed' \
-		'# TAP version 13' '# 1..1' '# ok 1 timeout waiting # SKIP not today' 'ok 1 selftests: futex: run.sh' >"$k/f2.ktap"
-	ksft_retry_log "$k/f1.ktap" '@@@ RETRY kselftest/futex run.sh/timeout*' "$k/f2.ktap" >"$BATS_TEST_TMPDIR/console.log"
-	run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
-	echo "$output"
-	[ "$status" -eq 1 ]
-	[ "$(jq -r '.counts.flaky' "$r")" = 0 ]
-	[ "$(jq -r '[.tests[] | select(.status == "fail")] | length' "$r")" = 3 ]
-	# a RETRY line from a program of another suite is not one
-	ksft_retry_log futex-requeue-fail.ktap '@@@ RETRY kselftest/futex run.sh/futex_requeue?many*' futex-pass.ktap |
-		sed 's|kselftest/futex|other/futex|g; s|SUITE-BEGIN kselftest|SUITE-BEGIN other|; s|SUITE-END kselftest|SUITE-END other|; s|run-suite kselftest|run-suite other|; s|suite=kselftest|suite=other|' >"$BATS_TEST_TMPDIR/console.log"
-	run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
-	[ "$status" -eq 1 ]
-	[ "$(jq -r '.counts.flaky' "$r")" = 0 ]
-
-	# and a RETRY for another program is not this one's
-	ksft_retry_log futex-requeue-fail.ktap '@@@ RETRY kselftest/other run.sh/futex_requeue?many*' futex-pass.ktap \
-		>"$BATS_TEST_TMPDIR/console.log"
-	run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
-	[ "$status" -eq 1 ]
 }
 
 # results.json of variant V under DIR with tests ID=STATUS...
@@ -575,7 +442,7 @@ JSON
 print(testsel.selects(["kselftest/alpha/two/sub*"], "kselftest", "alpha", "two"))' "$TOP"
 	[ "$output" = True ]
 	fake_ksft
-	export TESTS_DIR=$BATS_TEST_TMPDIR/tests PATH=$TOP/tests/fakes:$PATH
+	export TESTS_DIR=$BATS_TEST_TMPDIR/tests PATH=$TOP/tests/fixtures/fakes:$PATH
 	"$TOP/scripts/kselftest-suite" "$K/kselftest/kselftest-list.txt" quick "$TESTS_DIR/kselftest" alpha >/dev/null
 	run sh "$TOP/guest-tests/runner/run-suite" kselftest 'kselftest/alpha/two/sub*'
 	[ "$status" -eq 0 ]

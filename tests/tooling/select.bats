@@ -7,11 +7,11 @@ bats_require_minimum_version 1.5.0
 load helpers
 
 setup() {
-	export TESTS_DIR=$BATS_TEST_TMPDIR/tests PATH=$TOP/tests/fakes:$PATH
+	export TESTS_DIR=$BATS_TEST_TMPDIR/tests PATH=$TOP/tests/fixtures/fakes:$PATH
 	export PYTHONDONTWRITEBYTECODE=1
 	mkdir -p "$TESTS_DIR/s"
 	# a kselftest_harness program (the real "-l" table) and a plain one
-	cp "$TOP/tests/fakes/ksft-program" "$TOP/tests/fakes/harness-list.txt" "$TESTS_DIR/s/"
+	cp "$TOP/tests/fixtures/fakes/ksft-program" "$TOP/tests/fixtures/fakes/harness-list.txt" "$TESTS_DIR/s/"
 	chmod -x "$TESTS_DIR/s/harness-list.txt"
 	printf '#!/bin/sh\necho "TAP version 13"; echo "1..1"; echo "ok 1 only"\n' >"$TESTS_DIR/s/plain"
 	chmod +x "$TESTS_DIR/s/plain"
@@ -101,26 +101,7 @@ for i in os.environ["all"].split():
 	[[ "$output" != *"s/data"* ]]
 }
 
-@test "testsel: globs match one component at a time; ids escape to themselves" {
-	run python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); from pipeline import testsel as t
-assert t.matches("umcg", "umcg", "x", "y") is True
-assert t.matches("umcg*", "umcg-bench") is True
-assert t.matches("umcg/switch*", "umcg") is None
-assert t.matches("umcg/switch*", "umcg", "switch") is True
-assert t.matches("umcg/switch*", "umcg", "block") is False
-# a * never crosses a /
-assert t.matches("u*h", "umcg", "switch") is False
-assert t.matches("umcg/*/global.a", "umcg", "block") is None
-assert t.matches("umcg/*/global.a", "umcg", "block", "global.a") is True
-assert t.selects([], "any") is True
-g = t.id_glob("s", "p", "fx.a[1]*?")
-assert g == "s/p/fx.a[[]1][*][?]", g
-assert t.matches(g, "s", "p", "fx.a[1]*?") is True
-assert t.matches(g, "s", "p", "fx.a1xy") is False
-print("ok")' "$TOP"
-	echo "$output"
-	[ "$output" = ok ]
-}
+# pipeline/testsel.py's own rules, in-process: tests/unit/test_testsel.py.
 
 @test "select-tests check: a glob the guest shell could misread is exit 2, named" {
 	run "$TOP/scripts/select-tests" check "umcg/x'y"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 bats_require_minimum_version 1.5.0
 # The boot harness itself (expect-scripts/boot-and-test.exp and the parser
-# of what it writes), with a fake QEMU (tests/fakes/qemu-system-x86_64)
+# of what it writes), with a fake QEMU (tests/fixtures/fakes/qemu-system-x86_64)
 # instead of a kernel: every way a boot can end, in seconds, and the exit
 # class each one yields.
 
@@ -29,7 +29,7 @@ boot() {
 	shift 4
 	start=$SECONDS
 	run "$TOP/expect-scripts/boot-and-test.exp" "$@" "$log" fakevariant "$bt" "$silence" "$suites" \
-		"$TOP/pipeline/results/failure-patterns.txt" -- "$TOP/tests/fakes/qemu-system-x86_64" \
+		"$TOP/pipeline/results/failure-patterns.txt" -- "$TOP/tests/fixtures/fakes/qemu-system-x86_64" \
 		-kernel "$k" -initrd "$i" -append "console=ttyS0 fake=$scenario"
 	took=$((SECONDS - start))
 	harness=$status
@@ -119,7 +119,7 @@ no_fake_left() {
 
 @test "harness: SIGTERM to the harness is INTERRUPTED, class 2, and QEMU is gone" {
 	"$TOP/expect-scripts/boot-and-test.exp" "$log" fakevariant 5 30 "smoke:30" \
-		"$TOP/pipeline/results/failure-patterns.txt" -- "$TOP/tests/fakes/qemu-system-x86_64" \
+		"$TOP/pipeline/results/failure-patterns.txt" -- "$TOP/tests/fixtures/fakes/qemu-system-x86_64" \
 		-kernel "$k" -initrd "$i" -append "fake=silent" &
 	pid=$!
 	for _ in $(seq 50); do

@@ -1,7 +1,7 @@
 # Shared set-up for the tooling tests: a scratch project state (BUILD,
 # ARTIFACTS, PATCHES) in a temporary directory and a tiny fake kernel
 # source tarball, so the real scripts run in seconds.
-TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 export TOP
 # The per-user caches (compiler, source, guest programs, kselftests) of
 # the scripts under test are the test's own, never the user's: a fake
@@ -156,14 +156,14 @@ SH
 # (configs/), guest tests (guest-tests/: the real runner, a `smoke` suite
 # with one passing program, an all_variants suite `selftest`), the fake
 # kernel source, the fake busybox and a fake QEMU on PATH
-# (tests/fakes/qemu-system-x86_64: fake=<scenario> on the command line).
+# (tests/fixtures/fakes/qemu-system-x86_64: fake=<scenario> on the command line).
 # `default` is a kernel variant; `add_variant` makes more. No KVM device
 # (KVM_DEV names none): ACCEL=auto is TCG.
 fake_project() { # DIR
 	local d=$1 s
 	export BUILD=$d/build ARTIFACTS=$d/artifacts RESULTS=$d/results PATCHES=$d/patches
 	export CONFIGS=$d/configs GUEST_TESTS=$d/guest-tests
-	export BUSYBOX=$TOP/tests/fakes/busybox NO_CCACHE=1 PATH=$TOP/tests/fakes:$PATH
+	export BUSYBOX=$TOP/tests/fixtures/fakes/busybox NO_CCACHE=1 PATH=$TOP/tests/fixtures/fakes:$PATH
 	# whatever this host's /dev/kvm does, the fake project boots with TCG
 	# unless a test gives it a (fake) KVM device
 	export KVM_DEV=$d/no-kvm

@@ -9,7 +9,7 @@ load helpers
 
 setup() {
 	scratch
-	export PATH=$TOP/tests/fakes:$PATH FAKE_QEMU_LOG=$BATS_TEST_TMPDIR/qemu.log
+	export PATH=$TOP/tests/fixtures/fakes:$PATH FAKE_QEMU_LOG=$BATS_TEST_TMPDIR/qemu.log
 	export KVM_DEV=$BATS_TEST_TMPDIR/kvm
 	touch "$KVM_DEV"
 	unset ACCEL PROBE_TIMEOUT FAKE_KVM
