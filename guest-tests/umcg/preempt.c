@@ -5,6 +5,8 @@
  * blocks or ignores signals; its server regains the CPU within a bound
  * and the worker is parked IDLE|PREEMPTED until it is run again.
  */
+#include <sys/epoll.h>
+
 #include "umcg_test.h"
 
 static int handled;
@@ -409,6 +411,83 @@ TEST(preempt_without_signal_errors)
 	EXPECT_EQ(-1, umcg_wait(UMCG_WAIT_PREEMPT, umcg_deadline(1000000)));
 	EXPECT_EQ(EINVAL, errno);
 	s->task.next_tid = self;
+	EXPECT_EQ(0, umcg_unregister());
+}
+
+/*
+ * UMCG_WAIT_PREEMPT interrupts nothing: a worker that blocks every signal
+ * and sleeps in epoll_wait() (BLOCKED) when the kick comes sleeps its
+ * full timeout and gets 0, not EINTR.  (A kick through TIF_NOTIFY_SIGNAL
+ * would end every interruptible sleep of the worker.)
+ */
+#define SLEEP_MS	500
+
+static struct {
+	struct umcg_group	g;
+	struct umcg_server	s;
+	struct umcg_worker	w;
+	int			epfd;
+	int			ret, err;
+	uint64_t		slept_ns;
+} *ks;
+
+static void *epoll_worker(void *arg)
+{
+	struct epoll_event ev;
+	sigset_t all;
+	uint64_t t0;
+
+	(void)arg;
+	sigfillset(&all);
+	if (pthread_sigmask(SIG_BLOCK, &all, NULL))
+		return (void *)1;
+	if (umcg_worker_register(&ks->w, &ks->g, NULL))
+		return (void *)2;
+	t0 = umcg_now_ns(CLOCK_MONOTONIC);
+	ks->ret = epoll_wait(ks->epfd, &ev, 1, SLEEP_MS);
+	ks->err = errno;
+	ks->slept_ns = umcg_now_ns(CLOCK_MONOTONIC) - t0;
+	umcg_worker_unregister(&ks->w, &ks->g);
+	return NULL;
+}
+
+TEST(preempt_without_signal_leaves_sleeping_worker_alone)
+{
+	struct umcg_worker *w;
+	pthread_t t;
+	int i;
+
+	UMCG_REQUIRE();
+	UMCG_TEST_SERVER(ks);
+	ks->epfd = epoll_create1(0);
+	ASSERT_LE(0, ks->epfd);
+	ASSERT_EQ(0, pthread_create(&t, NULL, epoll_worker, NULL));
+	umcg_wait_idle_list(&ks->g, 5000);
+	w = umcg_take_idle(&ks->g);
+	ASSERT_EQ(&ks->w, w);
+	/* Run it: it blocks in epoll_wait(), and the server gets it back. */
+	ASSERT_EQ(0, umcg_run_worker(&ks->s, w, umcg_deadline(20000000000ULL)));
+	while (umcg_still_running(&ks->s, w))
+		umcg_server_wait_current(&ks->s, umcg_deadline(20000000000ULL));
+	ASSERT_EQ(UMCG_TASK_BLOCKED, umcg_task_state(&w->task) & UMCG_TASK_STATE_MASK);
+	ASSERT_TRUE(umcg_server_settle(&ks->s));
+	/* The kick, from this server, while the worker sleeps. */
+	ks->s.task.next_tid = w->tid;
+	EXPECT_EQ(0, umcg_wait(UMCG_WAIT_PREEMPT, 0));
+	ks->s.task.next_tid = 0;
+	/* It wakes after its timeout, queued IDLE; run it to the end. */
+	for (i = 0; i < 10000 && !(w = umcg_take_idle(&ks->g)); i++)
+		usleep(1000);
+	ASSERT_EQ(&ks->w, w);
+	ASSERT_EQ(0, umcg_run_worker(&ks->s, w, umcg_deadline(20000000000ULL)));
+	while (umcg_still_running(&ks->s, w))
+		umcg_server_wait_current(&ks->s, umcg_deadline(20000000000ULL));
+	pthread_join(t, NULL);
+	TH_LOG("epoll_wait: %d (%s) after %llu ms", ks->ret,
+	       ks->ret < 0 ? strerror(ks->err) : "no error",
+	       (unsigned long long)ks->slept_ns / 1000000);
+	EXPECT_EQ(0, ks->ret);
+	EXPECT_LE((uint64_t)(SLEEP_MS - 50) * 1000000, ks->slept_ns);
 	EXPECT_EQ(0, umcg_unregister());
 }
 
