@@ -417,37 +417,71 @@ static int limit_pages(long pages)
 }
 
 struct thp_result {
+	/* the case: registrations, huge pages, limit, where registration i is */
+	int	tasks, huge_pages;
+	long	limit_pages;
+	size_t	offset, stride;
+	/* what happened */
 	int	rets[THP_COUNT];
 	long	pin_kb;
 	long	huge_kb[2];	/* AnonHugePages before and after */
 	char	why[128];	/* exit code 1: why there is no huge page */
 };
 
-/* THP_TASKS structures side by side at the start of one huge page. */
-static int thp_shared_child(void *arg)
+/* The registrations of a case, in a child without CAP_IPC_LOCK. */
+static int thp_child(void *arg)
 {
 	struct thp_result *out = arg;
-	struct reg r[THP_TASKS];
-	pthread_t t[THP_TASKS];
-	char *huge = thp_alloc(1, out->why, sizeof(out->why));
+	struct reg r[THP_COUNT];
+	pthread_t t[THP_COUNT];
+	char *huge = thp_alloc(out->huge_pages, out->why, sizeof(out->why));
 	int i, ret;
 
 	if (!huge)
 		return 1;
-	ret = limit_pages(16);
+	ret = limit_pages(out->limit_pages);
 	if (ret)
 		return ret;
 	out->huge_kb[0] = anon_huge_kb();
-	for (i = 0; i < THP_TASKS; i++) {
-		out->rets[i] = register_thread(&r[i], &t[i],
-					       (struct umcg_task *)huge + i);
+	for (i = 0; i < out->tasks; i++) {
+		out->rets[i] = register_thread(&r[i], &t[i], huge + out->offset +
+					       i * out->stride);
 		if (out->rets[i] < 0)
 			return 5;
 	}
 	out->pin_kb = vm_pin_kb();
 	out->huge_kb[1] = anon_huge_kb();
-	leave_all(r, t, THP_TASKS);
+	leave_all(r, t, out->tasks);
 	return 0;
+}
+
+/*
+ * Run @child on the case in *@res, with THP allowed while it runs; SKIP
+ * where the kernel gives no huge page.
+ */
+#define THP_RUN(res, child) do {					\
+	const char *__mode = thp_allow();				\
+	int __st = umcg_fork_wait(child, res);				\
+									\
+	thp_restore(__mode);						\
+	if (__st == 1)							\
+		SKIP(return, "no transparent huge page: %s", (res)->why); \
+	ASSERT_EQ(0, __st);						\
+} while (0)
+
+static struct thp_result *thp_case(int tasks, int huge_pages, long limit,
+				   size_t offset, size_t stride)
+{
+	struct thp_result *res = umcg_test_shared(sizeof(*res));
+
+	if (res) {
+		res->tasks = tasks;
+		res->huge_pages = huge_pages;
+		res->limit_pages = limit;
+		res->offset = offset;
+		res->stride = stride;
+	}
+	return res;
 }
 
 /*
@@ -457,18 +491,12 @@ static int thp_shared_child(void *arg)
 TEST(thp_charged_per_registration)
 {
 	struct thp_result *res;
-	const char *mode;
-	int st, i;
+	int i;
 
 	UMCG_REQUIRE();
-	res = umcg_test_shared(sizeof(*res));
+	res = thp_case(THP_TASKS, 1, 16, 0, sizeof(struct umcg_task));
 	ASSERT_NE(NULL, res);
-	mode = thp_allow();
-	st = umcg_fork_wait(thp_shared_child, res);
-	thp_restore(mode);
-	if (st == 1)
-		SKIP(return, "no transparent huge page: %s", res->why);
-	ASSERT_EQ(0, st);
+	THP_RUN(res, thp_child);
 	for (i = 0; i < THP_TASKS; i++) {
 		TH_LOG("registration %d in the THP: %s", i + 1,
 		       res->rets[i] ? strerror(res->rets[i]) : "ok");
@@ -481,53 +509,21 @@ TEST(thp_charged_per_registration)
 	EXPECT_EQ(res->huge_kb[0] - (long)(THP_SIZE >> 10), res->huge_kb[1]);
 }
 
-/* One registration in the middle of each of THP_COUNT huge pages. */
-static int thp_each_child(void *arg)
-{
-	struct thp_result *out = arg;
-	struct reg r[THP_COUNT];
-	pthread_t t[THP_COUNT];
-	char *huge = thp_alloc(THP_COUNT, out->why, sizeof(out->why));
-	int i, ret;
-
-	if (!huge)
-		return 1;
-	ret = limit_pages(THP_COUNT - 1);
-	if (ret)
-		return ret;
-	out->huge_kb[0] = anon_huge_kb();
-	for (i = 0; i < THP_COUNT; i++) {
-		out->rets[i] = register_thread(&r[i], &t[i],
-					       huge + i * THP_SIZE + 5 * 4096);
-		if (out->rets[i] < 0)
-			return 5;
-	}
-	out->pin_kb = vm_pin_kb();
-	out->huge_kb[1] = anon_huge_kb();
-	leave_all(r, t, THP_COUNT);
-	return 0;
-}
-
 /*
- * A limit of N pages and one registration per huge page: N succeed, the
- * next gets ENOMEM, VmPin says N pages, and no huge page is left whole
- * under a pin (a pin on a page of a THP would hold all 2 MiB of it).
+ * A limit of N pages and one registration in the middle of each of N + 1
+ * huge pages: N succeed, the next gets ENOMEM, VmPin says N pages, and no
+ * huge page is left whole under a pin (a pin on a page of a THP would
+ * hold all 2 MiB of it).
  */
 TEST(thp_one_per_huge_page_under_limit)
 {
 	struct thp_result *res;
-	const char *mode;
-	int st, i;
+	int i;
 
 	UMCG_REQUIRE();
-	res = umcg_test_shared(sizeof(*res));
+	res = thp_case(THP_COUNT, THP_COUNT, THP_COUNT - 1, 5 * 4096, THP_SIZE);
 	ASSERT_NE(NULL, res);
-	mode = thp_allow();
-	st = umcg_fork_wait(thp_each_child, res);
-	thp_restore(mode);
-	if (st == 1)
-		SKIP(return, "no transparent huge page: %s", res->why);
-	ASSERT_EQ(0, st);
+	THP_RUN(res, thp_child);
 	for (i = 0; i < THP_COUNT; i++) {
 		TH_LOG("registration in huge page %d: %s", i + 1,
 		       res->rets[i] ? strerror(res->rets[i]) : "ok");
@@ -588,18 +584,11 @@ static int thp_held_child(void *arg)
 TEST(thp_held_elsewhere_charged_whole)
 {
 	struct thp_result *res;
-	const char *mode;
-	int st;
 
 	UMCG_REQUIRE();
-	res = umcg_test_shared(sizeof(*res));
+	res = thp_case(1, 1, 16, 0, 0);
 	ASSERT_NE(NULL, res);
-	mode = thp_allow();
-	st = umcg_fork_wait(thp_held_child, res);
-	thp_restore(mode);
-	if (st == 1)
-		SKIP(return, "no transparent huge page: %s", res->why);
-	ASSERT_EQ(0, st);
+	THP_RUN(res, thp_held_child);
 	TH_LOG("under 16 pages: %s; under 1024 pages: %s, VmPin %ld kB, AnonHugePages %ld kB",
 	       res->rets[0] ? strerror(res->rets[0]) : "ok",
 	       res->rets[1] ? strerror(res->rets[1]) : "ok",
