@@ -649,24 +649,32 @@ static inline int umcg_worker_switch(struct umcg_worker *w,
 }
 
 /*
- * Preempt a worker: RUNNING -> RUNNING|PREEMPTED, then a signal (which must
- * have a handler).  The kernel parks the worker IDLE|PREEMPTED and wakes its
+ * The request half of a preemption: RUNNING -> RUNNING|PREEMPTED.  False
+ * if the worker was not RUNNING (or is claimed, or has a request already).
+ */
+static inline bool umcg_request_preemption(struct umcg_worker *w)
+{
+	uint32_t st = umcg_task_state(&w->task);
+
+	return (st & (UMCG_TASK_STATE_MASK | UMCG_TF_LOCKED |
+		      UMCG_TF_PREEMPTED)) == UMCG_TASK_RUNNING &&
+	       umcg_cas(&w->task.state, st, st | UMCG_TF_PREEMPTED);
+}
+
+/*
+ * Preempt a worker: the request, then a signal (which must have a
+ * handler).  The kernel parks the worker IDLE|PREEMPTED and wakes its
  * server.  Returns -EAGAIN if the worker was not RUNNING.
  */
 static inline int umcg_preempt_worker(struct umcg_worker *w, int sig)
 {
-	uint32_t st = umcg_task_state(&w->task);
-
-	if ((st & (UMCG_TASK_STATE_MASK | UMCG_TF_LOCKED | UMCG_TF_PREEMPTED)) !=
-	    UMCG_TASK_RUNNING)
-		return -EAGAIN;
-	if (!umcg_cas(&w->task.state, st, st | UMCG_TF_PREEMPTED))
+	if (!umcg_request_preemption(w))
 		return -EAGAIN;
 	return syscall(SYS_tgkill, getpid(), w->tid, sig) ? -errno : 0;
 }
 
 /*
- * Preempt a worker without a signal: RUNNING -> RUNNING|PREEMPTED, then
+ * Preempt a worker without a signal: the request, then
  * umcg_wait(UMCG_WAIT_PREEMPT) with @self->next_tid naming it, which
  * brings it into the kernel even when it blocks or ignores every signal.
  * @self is a registered server that is not waiting (its next_tid is
@@ -676,14 +684,10 @@ static inline int umcg_preempt_worker(struct umcg_worker *w, int sig)
 static inline int umcg_kick_worker(struct umcg_server *self,
 				   struct umcg_worker *w)
 {
-	uint32_t st = umcg_task_state(&w->task);
 	uint32_t next = self->task.next_tid;
 	long r;
 
-	if ((st & (UMCG_TASK_STATE_MASK | UMCG_TF_LOCKED | UMCG_TF_PREEMPTED)) !=
-	    UMCG_TASK_RUNNING)
-		return -EAGAIN;
-	if (!umcg_cas(&w->task.state, st, st | UMCG_TF_PREEMPTED))
+	if (!umcg_request_preemption(w))
 		return -EAGAIN;
 	self->task.next_tid = w->tid;
 	r = umcg_wait(UMCG_WAIT_PREEMPT, 0);

@@ -139,7 +139,6 @@ static inline bool umcg_poll_eq(uint32_t *p, uint32_t mask, uint32_t v,
 	return true;
 }
 
-
 /*
  * Counting calls of one kernel function with the function tracer, to
  * prove which path a test took (debug has CONFIG_FUNCTION_TRACER; the
