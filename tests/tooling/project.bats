@@ -282,12 +282,15 @@ entry.run(lambda argv: 3, "demo")' "$TOP/scripts"
 	printf '#!/bin/sh\nexit 0\n' >"$p/scripts/host-setup"
 	printf '#!/bin/sh\necho ran >>ran\nexit "${RC:-0}"\n' >"$p/scripts/build-and-boot"
 	chmod +x "$p"/scripts/*
-	run make -C "$p" -j4 all RUNTIME=native
+	# The copy's own checkout (and lock), not this one's: TOP and BUILD
+	# exported here would point its scripts/lib.sh at the real build/,
+	# whose lock any make running in this checkout holds.
+	run env -u TOP -u BUILD make -C "$p" -j4 all RUNTIME=native
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(cat "$p/ran")" = ran ]
 	# (tests/tooling/build-speed.bats: builds and boots overlap, failures are rows)
-	RC=3 run make -C "$p" -j4 all RUNTIME=native
+	RC=3 run env -u TOP -u BUILD make -C "$p" -j4 all RUNTIME=native
 	[ "$status" -ne 0 ]
 }
 
