@@ -114,7 +114,7 @@ kernel-tree: setup ## leave the patched kernel git tree ready to edit
 patches-export: setup ## write the tree's commits to patches/ and patches/series
 	@$(LOCK) $(IN) scripts/patches-export
 
-series-check: setup ## checkpatch --strict every patch; BISECT=1: build every commit
+series-check: setup ## checkpatch --strict every patch, build the head for !SMP and PREEMPT_RT (up, rt); BISECT=1: build every commit
 	@$(LOCK) $(IN) scripts/series-check
 
 repro-check: container-build ## rebuild VARIANTS elsewhere, clock shifted, no ccache; compare

@@ -211,6 +211,10 @@ PARAMS = {
             'every feature TCG emulates, AMD SVM with nested paging among '
             'them; empty: QEMU\'s default (qemu64: SVM without nested '
             'paging). Under KVM the host\'s (-cpu host)'),
+    'series_check': (_yes_no, 'no', 'make series-check builds its kernel '
+                     'from the head of the series: a configuration no '
+                     'variant of the default set has (!SMP, PREEMPT_RT) '
+                     'still compiles'),
     'check_set': (_set, 'quick', 'the make check set that builds and boots '
                   'it when VARIANTS is not given: quick (every make check) '
                   'or full (only make check CHECK=full)'),

@@ -17,6 +17,15 @@
  * timeout.  Everything runs on one CPU, so the slab reuse is likely; a
  * kernel that holds a reference on the mm never frees it early and B can
  * never match.
+ *
+ * Whether B's mm really took the freed slot is chance (and never happens
+ * under KASAN, whose quarantine holds freed objects back), so B's timeout
+ * alone proves little.  Where the kernel has trace events, the test also
+ * watches the slab: kmem_cache_free of an mm_struct by W while it is held
+ * at its exec event means the old mm was freed while the registration
+ * still referred to it - the window itself, which must never open - and
+ * an mm_struct address freed twice in one round means an mm was allocated
+ * in a freed one's place: the ABA happened (counted, reported as a metric).
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -47,6 +56,76 @@ struct shared {
 };
 
 static struct shared *sh;
+
+/*
+ * The slab watch: kmem_cache_free events of mm_structs, traced for one
+ * round at a time.
+ */
+#define EV	"events/kmem/kmem_cache_free/"
+
+static bool watch_start(void)
+{
+	umcg_tracefs_put("tracing_on", "0", 0);
+	/*
+	 * Raw pointers: hashed ones print as "(____ptrval____)" until the
+	 * kernel's random key is ready, which a guest without an RNG device
+	 * may never be.
+	 */
+	return !umcg_tracefs_put("trace_options", "nohash-ptr", 0) &&
+	       !umcg_tracefs_put(EV "filter", "name == \"mm_struct\"", 1) &&
+	       !umcg_tracefs_put("trace", "", 1) &&
+	       !umcg_tracefs_put(EV "enable", "1", 0) &&
+	       !umcg_tracefs_put("tracing_on", "1", 0);
+}
+
+static void watch_stop(void)
+{
+	umcg_tracefs_put("tracing_on", "0", 0);
+	umcg_tracefs_put(EV "enable", "0", 0);
+	umcg_tracefs_put(EV "filter", "0", 1);
+	umcg_tracefs_put("trace", "", 1);
+	umcg_tracefs_put("trace_options", "hash-ptr", 0);
+}
+
+#define MAX_FREES	64
+
+/*
+ * Read the mm_struct frees traced so far (tracing goes on): how many were
+ * by task @tid, and whether one address was freed twice.
+ */
+static void watch_read(pid_t tid, int *by_tid, bool *twice)
+{
+	char line[512], who[32], ptrs[MAX_FREES][32], *p;
+	int n = 0, i;
+	FILE *f;
+
+	*by_tid = 0;
+	*twice = false;
+	snprintf(who, sizeof(who), "-%d ", (int)tid);
+	f = fopen(UMCG_TRACEFS "/trace", "r");
+	if (!f)
+		return;
+	/* "comm-PID [cpu] flags time: kmem_cache_free: call_site=.. ptr=P name=mm_struct" */
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#' || !(p = strstr(line, " ptr=")))
+			continue;
+		if (strstr(line, who))
+			(*by_tid)++;
+		p += 5;
+		p[strcspn(p, " \n")] = 0;
+		/* a hashed pointer says nothing: no watch this round */
+		if (*p == '(') {
+			*by_tid = -1;
+			break;
+		}
+		for (i = 0; i < n; i++)
+			if (!strcmp(ptrs[i], p))
+				*twice = true;
+		if (n < MAX_FREES)
+			snprintf(ptrs[n++], sizeof(ptrs[0]), "%s", p);
+	}
+	fclose(f);
+}
 
 /* The image W executes: leave at once. */
 __attribute__((constructor)) static void exec_image(void)
@@ -137,8 +216,13 @@ static pid_t clone3_with_tid(pid_t tid)
 	return (pid_t)syscall(SYS_clone3, &args, sizeof(args));
 }
 
+static int watched, hits;
+
 static void one_round(struct __test_metadata *_metadata, int round)
 {
+	bool watching, twice;
+	int early = 0, late;
+	char state[64];
 	pid_t a, b, r;
 	int st, i;
 
@@ -153,11 +237,19 @@ static void one_round(struct __test_metadata *_metadata, int round)
 
 	/* Hold W at its exec event: old mm gone, registration not ended. */
 	ASSERT_EQ(0, ptrace(PTRACE_SEIZE, sh->w_tid, 0, PTRACE_O_TRACEEXEC));
+	watching = watch_start();
 	__atomic_store_n(&sh->go, 1, __ATOMIC_SEQ_CST);
 	r = waitpid(-1, &st, __WALL);
 	ASSERT_EQ(a, r) TH_LOG("round %d: waitpid returned %d", round, r);
 	ASSERT_TRUE(WIFSTOPPED(st));
 	ASSERT_EQ(SIGTRAP | (PTRACE_EVENT_EXEC << 8), st >> 8);
+	if (watching) {
+		/* (W is the thread group leader now: its TID is A's PID) */
+		watch_read(a, &early, &twice);
+		EXPECT_EQ(0, early)
+			TH_LOG("round %d: %d: W's exec freed the mm its registration refers to (-1: the trace hashes pointers)",
+			       round, early);
+	}
 
 	/* B: forked now, so its mm likely reuses A's old one; S's TID. */
 	b = clone3_with_tid(sh->s_tid);
@@ -168,15 +260,11 @@ static void one_round(struct __test_metadata *_metadata, int round)
 	for (i = 0; i < 20000 && !__atomic_load_n(&sh->b_ready, __ATOMIC_SEQ_CST); i++)
 		usleep(1000);
 	ASSERT_EQ(1, sh->b_ready);
-	{
-		char state[64];
-
-		for (i = 0; i < 20000; i++) {
-			if (umcg_task_status(b, b, "State", state, sizeof(state)) &&
-			    state[0] == 'S')
-				break;
-			usleep(1000);
-		}
+	for (i = 0; i < 20000; i++) {
+		if (umcg_task_status(b, b, "State", state, sizeof(state)) &&
+		    state[0] == 'S')
+			break;
+		usleep(1000);
 	}
 
 	/* Let W end its registration: it tells "its" server, S_tid. */
@@ -187,6 +275,14 @@ static void one_round(struct __test_metadata *_metadata, int round)
 	ASSERT_EQ(b, waitpid(b, &st, 0));
 	ASSERT_TRUE(WIFEXITED(st));
 	ASSERT_EQ(0, WEXITSTATUS(st));
+	if (watching) {
+		watch_read(a, &late, &twice);
+		watch_stop();
+		watched++;
+		hits += twice;
+		TH_LOG("round %d: mm_struct frees by W while held: %d; an address freed twice: %s",
+		       round, early, twice ? "yes" : "no");
+	}
 	EXPECT_EQ(ETIMEDOUT, sh->b_ret)
 		TH_LOG("round %d: B (another process, TID %d) was woken after %llu ms by A's worker",
 		       round, b, (unsigned long long)sh->b_slept_ns / 1000000);
@@ -203,6 +299,8 @@ FIXTURE_SETUP(aba)
 
 FIXTURE_TEARDOWN(aba)
 {
+	/* also after a failed round: the event off, pointers hashed again */
+	watch_stop();
 }
 
 /* Five exec rounds with a 1 s sleep each; slow under TCG with KASAN. */
@@ -221,7 +319,13 @@ TEST_F_TIMEOUT(aba, exec_does_not_wake_another_process, 300)
 	ASSERT_NE(MAP_FAILED, sh);
 	for (round = 0; round < ROUNDS && __test_passed(_metadata); round++)
 		one_round(_metadata, round);
-	TH_LOG("%d rounds", round);
+	/* Where the kernel has the event, every round must have watched. */
+	if (!access(UMCG_TRACEFS "/" EV "enable", W_OK))
+		EXPECT_EQ(round, watched) TH_LOG("the slab watch did not start");
+	TH_LOG("%d rounds, %d with the slab watched, the ABA (an mm allocated at a freed one's address) in %d",
+	       round, watched, hits);
+	if (watched)
+		ksft_print_msg("metric: umcg_exec_aba_reuse_rounds=%d\n", hits);
 }
 
 TEST_HARNESS_MAIN

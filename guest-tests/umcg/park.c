@@ -13,6 +13,7 @@
  */
 #include <fcntl.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -32,7 +33,18 @@ struct shared {
 	int			handled;
 	int			handled_at_progress;
 	int			child_err;
+	int			set_mask;	/* worker blocks SIGUSR2 first */
+	char			blk_before[20];	/* its SigBlk then */
+	char			blk_after[20];	/* and after the park */
+	int			spin;		/* worker spins, RUNNING */
+	int			spin_stop;
+	int			back;		/* child: worker parked again */
 };
+
+/* start_child()'s flags */
+#define CHILD_BLOCK_FIRST	1
+#define CHILD_SET_MASK		2
+#define CHILD_SPIN		4
 
 static struct shared *sh;
 
@@ -42,11 +54,26 @@ static void handler(int sig)
 	__atomic_add_fetch(&sh->handled, 1, __ATOMIC_SEQ_CST);
 }
 
+/* This thread's blocked-signal mask, as /proc shows it. */
+static bool own_sigblk(char *buf, size_t len)
+{
+	return umcg_task_status(getpid(), umcg_gettid(), "SigBlk", buf, len);
+}
+
 static void *child_worker(void *arg)
 {
+	sigset_t some;
 	char ch;
 
 	(void)arg;
+	if (sh->set_mask) {
+		sigemptyset(&some);
+		sigaddset(&some, SIGUSR2);
+		sigaddset(&some, SIGRTMIN + 2);
+		if (pthread_sigmask(SIG_BLOCK, &some, NULL) ||
+		    !own_sigblk(sh->blk_before, sizeof(sh->blk_before)))
+			return (void *)3;
+	}
 	if (umcg_worker_register(&sh->w, &sh->g, NULL))
 		return (void *)1;
 	__atomic_store_n(&sh->progress, 1, __ATOMIC_SEQ_CST);
@@ -54,6 +81,14 @@ static void *child_worker(void *arg)
 		if (read(sh->pipefd[0], &ch, 1) != 1)
 			return (void *)2;
 		__atomic_store_n(&sh->progress, 2, __ATOMIC_SEQ_CST);
+		if (sh->set_mask &&
+		    !own_sigblk(sh->blk_after, sizeof(sh->blk_after)))
+			return (void *)4;
+	}
+	if (sh->spin) {
+		__atomic_store_n(&sh->ready, 1, __ATOMIC_SEQ_CST);
+		while (!__atomic_load_n(&sh->spin_stop, __ATOMIC_RELAXED))
+			__atomic_add_fetch(&sh->progress, 1, __ATOMIC_RELAXED);
 	}
 	sh->handled_at_progress = __atomic_load_n(&sh->handled, __ATOMIC_SEQ_CST);
 	umcg_worker_unregister(&sh->w, &sh->g);
@@ -92,6 +127,22 @@ static int child_main(void)
 	w = child_take(20000);
 	if (w != &sh->w)
 		return 13;
+	if (sh->spin) {
+		/*
+		 * Run it; it spins until it stops (the test stops the
+		 * process or ptrace-stops the worker): then it is BLOCKED,
+		 * and once it continues it is back on the idle list.
+		 */
+		if (umcg_run_worker(&sh->s, w, 0))
+			return 20;
+		while (!umcg_server_settle(&sh->s))
+			umcg_server_wait_current(&sh->s, 0);
+		w = child_take(20000);
+		if (w != &sh->w)
+			return 21;
+		__atomic_store_n(&sh->back, 1, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&sh->spin_stop, 1, __ATOMIC_SEQ_CST);
+	}
 	if (sh->block_first) {
 		/* run it into read(), then let it wake: it parks again */
 		if (umcg_run_worker(&sh->s, w, 0) ||
@@ -109,6 +160,7 @@ static int child_main(void)
 	for (i = 0; i < 20000 && !strchr("SDI", umcg_task_state_letter(sh->w.tid)); i++)
 		usleep(1000);
 	__atomic_store_n(&sh->ready, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&sh->back, 1, __ATOMIC_SEQ_CST);
 	while (!__atomic_load_n(&sh->run, __ATOMIC_SEQ_CST))
 		usleep(1000);
 	if (umcg_run_worker(&sh->s, w, 0))
@@ -123,7 +175,7 @@ static int child_main(void)
 	return 0;
 }
 
-static pid_t start_child(struct __test_metadata *_metadata, int block_first)
+static pid_t start_child(struct __test_metadata *_metadata, int flags)
 {
 	pid_t pid;
 	int i;
@@ -134,10 +186,15 @@ static pid_t start_child(struct __test_metadata *_metadata, int block_first)
 		return -1;
 	if (pipe(sh->pipefd))
 		return -1;
-	sh->block_first = block_first;
+	sh->block_first = !!(flags & CHILD_BLOCK_FIRST);
+	sh->set_mask = !!(flags & CHILD_SET_MASK);
+	sh->spin = !!(flags & CHILD_SPIN);
 	pid = fork();
-	if (pid == 0)
+	if (pid == 0) {
+		/* not left spinning or parked if the test dies */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		_exit(child_main());
+	}
 	if (pid < 0)
 		return -1;
 	for (i = 0; i < 30000 && !__atomic_load_n(&sh->ready, __ATOMIC_SEQ_CST); i++)
@@ -228,7 +285,7 @@ TEST(ptrace_interrupt_parked_worker)
 
 	UMCG_REQUIRE();
 	/* This one parks after blocking in read() and waking up. */
-	pid = start_child(_metadata, 1);
+	pid = start_child(_metadata, CHILD_BLOCK_FIRST);
 	ASSERT_GT(pid, 0);
 	tid = sh->w.tid;
 
@@ -258,6 +315,103 @@ TEST(ptrace_interrupt_parked_worker)
 	EXPECT_EQ(UMCG_TASK_IDLE, umcg_task_state(&sh->w.task));
 	EXPECT_EQ(0, finish_child(pid));
 	EXPECT_EQ(2, sh->progress);
+}
+
+/*
+ * The mask a worker had is the mask it has after a park, exactly: while
+ * parked every catchable signal is blocked (so that the process's signals
+ * go to threads that run), and a stop that interrupts the park and parks
+ * the worker again must not save that full mask as the one to restore.
+ */
+#define ALL_CATCHABLE	"fffffffffffbfeff"	/* all but SIGKILL, SIGSTOP */
+
+TEST(signal_mask_after_park)
+{
+	char parked[20];
+	pid_t pid;
+	int status;
+
+	UMCG_REQUIRE();
+	/* It blocks SIGUSR2 and SIGRTMIN+2, registers, blocks, wakes, parks. */
+	pid = start_child(_metadata, CHILD_BLOCK_FIRST | CHILD_SET_MASK);
+	ASSERT_GT(pid, 0);
+	ASSERT_TRUE(umcg_task_status(pid, sh->w.tid, "SigBlk", parked, sizeof(parked)));
+	EXPECT_STREQ(ALL_CATCHABLE, parked);
+
+	ASSERT_EQ(0, kill(pid, SIGSTOP));
+	ASSERT_EQ(pid, wait_for(pid, &status, WUNTRACED, 5000));
+	ASSERT_TRUE(WIFSTOPPED(status));
+	ASSERT_EQ(0, kill(pid, SIGCONT));
+	ASSERT_EQ(pid, wait_for(pid, &status, WCONTINUED, 5000));
+	usleep(100000);
+	/* parked again, with the full mask, and no user code ran */
+	ASSERT_TRUE(umcg_task_status(pid, sh->w.tid, "SigBlk", parked, sizeof(parked)));
+	EXPECT_STREQ(ALL_CATCHABLE, parked);
+	EXPECT_EQ(1, __atomic_load_n(&sh->progress, __ATOMIC_SEQ_CST));
+
+	EXPECT_EQ(0, finish_child(pid));
+	EXPECT_EQ(2, sh->progress);
+	TH_LOG("SigBlk before the park %s, after it %s", sh->blk_before,
+	       sh->blk_after);
+	EXPECT_STRNE("0000000000000000", sh->blk_before);
+	EXPECT_STREQ(sh->blk_before, sh->blk_after);
+}
+
+/*
+ * A RUNNING worker that stops (group stop, or a ptrace stop) sleeps in the
+ * kernel like any other blocking worker: it is reported BLOCKED, so that
+ * its server can run another, and once it continues it comes back IDLE on
+ * the idle-worker list, as after any block.
+ */
+static void stop_running_worker(struct __test_metadata *_metadata,
+				bool use_ptrace)
+{
+	pid_t pid, tid;
+	int status;
+	bool blocked;
+
+	UMCG_REQUIRE();
+	pid = start_child(_metadata, CHILD_SPIN);
+	ASSERT_GT(pid, 0);
+	tid = sh->w.tid;
+	ASSERT_EQ(UMCG_TASK_RUNNING,
+		  umcg_task_state(&sh->w.task) & UMCG_TASK_STATE_MASK);
+
+	if (use_ptrace) {
+		ASSERT_EQ(0, ptrace(PTRACE_SEIZE, tid, 0, 0));
+		ASSERT_EQ(0, ptrace(PTRACE_INTERRUPT, tid, 0, 0));
+		ASSERT_EQ(tid, wait_for(tid, &status, __WALL, 5000));
+	} else {
+		ASSERT_EQ(0, kill(pid, SIGSTOP));
+		ASSERT_EQ(pid, wait_for(pid, &status, WUNTRACED, 5000));
+	}
+	ASSERT_TRUE(WIFSTOPPED(status));
+	/* (the stop is reported as the last thread stops, before it sleeps) */
+	blocked = umcg_poll_eq(&sh->w.task.state, UMCG_TASK_STATE_MASK,
+			       UMCG_TASK_BLOCKED, 5000);
+	EXPECT_TRUE(blocked) TH_LOG("stopped, the worker's state is %#x",
+				    umcg_task_state(&sh->w.task));
+	EXPECT_EQ(0, __atomic_load_n(&sh->back, __ATOMIC_SEQ_CST));
+
+	if (use_ptrace) {
+		ASSERT_EQ(0, ptrace(PTRACE_DETACH, tid, 0, 0));
+	} else {
+		ASSERT_EQ(0, kill(pid, SIGCONT));
+		ASSERT_EQ(pid, wait_for(pid, &status, WCONTINUED, 5000));
+	}
+	EXPECT_TRUE(umcg_poll_eq((uint32_t *)&sh->back, ~0U, 1, 10000))
+		TH_LOG("the worker did not come back on the idle list");
+	EXPECT_EQ(0, finish_child(pid));
+}
+
+TEST(group_stop_of_running_worker_is_a_block)
+{
+	stop_running_worker(_metadata, false);
+}
+
+TEST(ptrace_stop_of_running_worker_is_a_block)
+{
+	stop_running_worker(_metadata, true);
 }
 
 static int write_file(const char *path, const char *s)
@@ -299,25 +453,41 @@ static bool wait_frozen(const char *events, int v, int ms)
 #define CG_ROOT	"/tmp/umcg-cgroup2"
 #define CG_DIR	CG_ROOT "/park"
 
+/* Mount cgroup v2 at CG_ROOT and make CG_DIR: 0 or an errno. */
+static int cg_mount(void)
+{
+	int err = 0;
+
+	mkdir(CG_ROOT, 0755);
+	if (mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL)) {
+		err = errno;
+		rmdir(CG_ROOT);
+		return err;
+	}
+	rmdir(CG_DIR);
+	return mkdir(CG_DIR, 0755) ? errno : 0;
+}
+
+static void cg_umount(struct __test_metadata *_metadata)
+{
+	EXPECT_EQ(0, rmdir(CG_DIR));
+	umount(CG_ROOT);
+	rmdir(CG_ROOT);
+}
+
 TEST(cgroup_freeze_parked_worker)
 {
 	char pidbuf[32];
 	uint64_t t0;
 	pid_t pid;
 	bool frozen;
+	int err;
 
 	UMCG_REQUIRE();
-	mkdir(CG_ROOT, 0755);
-	if (mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL)) {
-		int err = errno;
-
-		rmdir(CG_ROOT);
-		if (err == ENODEV)
-			SKIP(return, "no cgroup v2 in this kernel (CONFIG_CGROUPS not set)");
-		ASSERT_EQ(0, err) TH_LOG("mount cgroup2: %s", strerror(err));
-	}
-	rmdir(CG_DIR);
-	ASSERT_EQ(0, mkdir(CG_DIR, 0755));
+	err = cg_mount();
+	if (err == ENODEV)
+		SKIP(return, "no cgroup v2 in this kernel (CONFIG_CGROUPS not set)");
+	ASSERT_EQ(0, err) TH_LOG("cgroup2 at " CG_DIR ": %s", strerror(err));
 
 	pid = start_child(_metadata, 0);
 	ASSERT_GT(pid, 0);
@@ -337,9 +507,93 @@ TEST(cgroup_freeze_parked_worker)
 	EXPECT_EQ(0, __atomic_load_n(&sh->progress, __ATOMIC_SEQ_CST));
 	EXPECT_EQ(0, finish_child(pid));
 	EXPECT_EQ(1, sh->progress);
-	EXPECT_EQ(0, rmdir(CG_DIR));
-	umount(CG_ROOT);
-	rmdir(CG_ROOT);
+	cg_umount(_metadata);
+}
+
+/*
+ * A server waiting in umcg_wait() does not hold up the freezer, and the
+ * freeze does not end its wait: the call is restarted after the thaw, its
+ * absolute deadline unchanged, as after a group stop.
+ */
+struct frozen_server {
+	int		ready;
+	int		ret;		/* umcg_wait()'s errno, 0, or 99 */
+	uint64_t	waited_ns;
+};
+
+#define FROZEN_WAIT_NS	3000000000ULL
+
+static int frozen_server_child(struct frozen_server *fs)
+{
+	struct umcg_task *t = umcg_test_zalloc(4096);
+	uint64_t t0;
+
+	if (!t)
+		return 2;
+	t->state = UMCG_TASK_RUNNING;
+	if (umcg_ctl(UMCG_CTL_REGISTER, t))
+		return 3;
+	__atomic_store_n(&t->state, UMCG_TASK_IDLE, __ATOMIC_SEQ_CST);
+	t0 = umcg_now_ns(CLOCK_MONOTONIC);
+	__atomic_store_n(&fs->ready, 1, __ATOMIC_SEQ_CST);
+	fs->ret = umcg_wait(0, umcg_deadline(FROZEN_WAIT_NS)) ? errno : 0;
+	fs->waited_ns = umcg_now_ns(CLOCK_MONOTONIC) - t0;
+	return 0;
+}
+
+TEST(cgroup_freeze_waiting_server)
+{
+	struct frozen_server *fs;
+	char pidbuf[32], state[64];
+	bool frozen;
+	pid_t pid;
+	int st, i, err;
+
+	UMCG_REQUIRE();
+	fs = umcg_test_shared(sizeof(*fs));
+	ASSERT_NE(NULL, fs);
+	fs->ret = 99;
+	err = cg_mount();
+	if (err == ENODEV)
+		SKIP(return, "no cgroup v2 in this kernel (CONFIG_CGROUPS not set)");
+	ASSERT_EQ(0, err) TH_LOG("cgroup2 at " CG_DIR ": %s", strerror(err));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		_exit(frozen_server_child(fs));
+	}
+	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)pid);
+	ASSERT_EQ(0, write_file(CG_DIR "/cgroup.procs", pidbuf));
+	for (i = 0; i < 5000 && !__atomic_load_n(&fs->ready, __ATOMIC_SEQ_CST); i++)
+		usleep(1000);
+	ASSERT_EQ(1, fs->ready);
+	/* asleep in umcg_wait(), not on its way there */
+	for (i = 0; i < 5000; i++) {
+		if (umcg_task_status(pid, pid, "State", state, sizeof(state)) &&
+		    state[0] == 'S')
+			break;
+		usleep(1000);
+	}
+	usleep(100000);
+
+	ASSERT_EQ(0, write_file(CG_DIR "/cgroup.freeze", "1"));
+	frozen = wait_frozen(CG_DIR "/cgroup.events", 1, 2000);
+	EXPECT_TRUE(frozen) TH_LOG("the freezer did not complete with a server in umcg_wait()");
+	usleep(200000);
+	EXPECT_EQ(99, __atomic_load_n(&fs->ret, __ATOMIC_SEQ_CST))
+		TH_LOG("umcg_wait() returned while frozen");
+	ASSERT_EQ(0, write_file(CG_DIR "/cgroup.freeze", "0"));
+	EXPECT_TRUE(wait_frozen(CG_DIR "/cgroup.events", 0, 5000));
+
+	ASSERT_EQ(pid, wait_for(pid, &st, 0, 20000));
+	ASSERT_TRUE(WIFEXITED(st));
+	ASSERT_EQ(0, WEXITSTATUS(st));
+	TH_LOG("umcg_wait(): %s after %llu ms", strerror(fs->ret),
+	       (unsigned long long)fs->waited_ns / 1000000);
+	EXPECT_EQ(ETIMEDOUT, fs->ret) TH_LOG("the freeze ended the wait");
+	EXPECT_LE(FROZEN_WAIT_NS - 100000000ULL, fs->waited_ns);
+	cg_umount(_metadata);
 }
 
 /* In-process: a yielded worker's handler waits until it runs again. */

@@ -415,6 +415,65 @@ TEST(preempt_without_signal_errors)
 }
 
 /*
+ * UMCG_WAIT_PREEMPT is for servers: a worker's next_tid names its server,
+ * not a worker to preempt.  A worker gets EINVAL whatever its next_tid
+ * names: its server (which a kick would answer ESRCH, not a worker) or a
+ * worker (itself here, which a kick would accept).
+ */
+static struct {
+	struct umcg_group	g;
+	struct umcg_server	s;
+	struct umcg_worker	w;
+	long			ret[2];
+	int			err[2];
+} *pw;
+
+static void *preempting_worker(void *arg)
+{
+	uint32_t server;
+
+	(void)arg;
+	if (umcg_worker_register(&pw->w, &pw->g, NULL))
+		return (void *)1;
+	server = pw->w.task.next_tid;
+	pw->ret[0] = umcg_wait(UMCG_WAIT_PREEMPT, 0);
+	pw->err[0] = errno;
+	pw->w.task.next_tid = umcg_gettid();
+	pw->ret[1] = umcg_wait(UMCG_WAIT_PREEMPT, 0);
+	pw->err[1] = errno;
+	pw->w.task.next_tid = server;
+	umcg_worker_unregister(&pw->w, &pw->g);
+	return NULL;
+}
+
+TEST(preempt_without_signal_from_a_worker)
+{
+	struct umcg_worker *w;
+	pthread_t t;
+	void *ret;
+
+	UMCG_REQUIRE();
+	UMCG_TEST_SERVER(pw);
+	ASSERT_EQ(0, pthread_create(&t, NULL, preempting_worker, NULL));
+	ASSERT_TRUE(umcg_wait_idle_list(&pw->g, 10000));
+	w = umcg_take_idle(&pw->g);
+	ASSERT_EQ(&pw->w, w);
+	ASSERT_EQ(0, umcg_run_worker(&pw->s, w, umcg_deadline(20000000000ULL)));
+	while (umcg_still_running(&pw->s, w))
+		umcg_server_wait_current(&pw->s, umcg_deadline(20000000000ULL));
+	ASSERT_EQ(0, pthread_join(t, &ret));
+	ASSERT_EQ(NULL, ret);
+	EXPECT_EQ(-1, pw->ret[0]);
+	EXPECT_EQ(EINVAL, pw->err[0]) TH_LOG("next_tid = its server: %s",
+					     strerror(pw->err[0]));
+	EXPECT_EQ(-1, pw->ret[1]);
+	EXPECT_EQ(EINVAL, pw->err[1]) TH_LOG("next_tid = itself: %s",
+					     strerror(pw->err[1]));
+	EXPECT_EQ(UMCG_TASK_NONE, umcg_task_state(&w->task) & UMCG_TASK_STATE_MASK);
+	EXPECT_EQ(0, umcg_unregister());
+}
+
+/*
  * UMCG_WAIT_PREEMPT interrupts nothing: a worker that blocks every signal
  * and sleeps in epoll_wait() (BLOCKED) when the kick comes sleeps its
  * full timeout and gets 0, not EINTR.  (A kick through TIF_NOTIFY_SIGNAL

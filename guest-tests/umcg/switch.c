@@ -5,6 +5,10 @@
  */
 #include "umcg_test.h"
 
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+
 struct ctx {
 	struct umcg_group	g;
 	struct umcg_server	s;
@@ -354,6 +358,536 @@ TEST(switch_on_one_cpu_is_voluntary)
 	 */
 	EXPECT_LE(PINGS, switches);
 	EXPECT_GT(PINGS / 2, fallbacks);
+}
+
+/*
+ * Patch 10's fallback and its delayed-dequeue branch.  A worker that
+ * records the CPU it runs on and, before each yield, spins for c->spin_ns
+ * (so that it has used more than its share when it sleeps).
+ */
+#define RUNS	200
+
+static struct {
+	struct umcg_group	g;
+	struct umcg_server	s;
+	struct umcg_worker	w;
+	uint64_t		spin_ns;
+	int			policy[RUNS];
+	int			cpu[RUNS];
+	int			hog_stop;
+	unsigned long		hog_spins;
+} *fc;
+
+static void *cpu_worker(void *arg)
+{
+	int i;
+
+	(void)arg;
+	if (umcg_worker_register(&fc->w, &fc->g, NULL))
+		return (void *)1;
+	for (i = 0; i < RUNS; i++) {
+		fc->cpu[i] = sched_getcpu();
+		fc->policy[i] = sched_getscheduler(0);
+		umcg_spin_ns(fc->spin_ns);
+		if (umcg_worker_yield(&fc->w))
+			return (void *)2;
+	}
+	umcg_worker_unregister(&fc->w, &fc->g);
+	return NULL;
+}
+
+/* One CPU for the caller (and the threads it creates); its number. */
+static int pin_here(void)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return sched_setaffinity(0, sizeof(one), &one) ? -1 : cpu;
+}
+
+static int pin_tid(pid_t tid, int cpu)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return sched_setaffinity(tid, sizeof(one), &one);
+}
+
+/* Run fc->w once, to its next yield; 0 or a negative errno. */
+static int run_once(struct umcg_worker **w)
+{
+	int ret = umcg_run_worker(&fc->s, *w, umcg_deadline(20000000000ULL));
+
+	if (ret)
+		return ret;
+	while (!umcg_server_settle(&fc->s)) {
+		ret = umcg_server_wait_current(&fc->s,
+					       umcg_deadline(20000000000ULL));
+		if (ret && ret != -EINTR)
+			return ret;
+	}
+	*w = umcg_rq_pop(&fc->s);
+	return *w == &fc->w ? 0 : -EPROTO;
+}
+
+/* Start fc's worker on the caller's CPUs and take it off the idle list. */
+static struct umcg_worker *start_cpu_worker(pthread_t *t)
+{
+	if (pthread_create(t, NULL, cpu_worker, NULL) ||
+	    !umcg_wait_idle_list(&fc->g, 10000))
+		return NULL;
+	return umcg_take_idle(&fc->g);
+}
+
+/* The last run: the worker leaves. */
+static void *finish_cpu_worker(struct umcg_worker *w, pthread_t t)
+{
+	void *ret = (void *)-1;
+
+	if (!umcg_run_worker(&fc->s, w, umcg_deadline(20000000000ULL)))
+		pthread_join(t, &ret);
+	return ret;
+}
+
+/*
+ * A worker that last ran on the server's CPU but may no longer run there
+ * (its affinity changed while it slept) must not be woken there:
+ * umcg_wake_here() leaves it to try_to_wake_up(), which moves it.  The
+ * runs alternate between the other CPU (the worker's last CPU is the
+ * server's, not allowed) and the server's (the worker's last CPU is the
+ * other one): every run falls back, and the worker always runs where its
+ * affinity says.
+ */
+TEST(fallback_for_a_worker_that_may_not_run_here)
+{
+	int here, there, traced, fallbacks = -1, switches = -1;
+	pid_t me = umcg_gettid();
+	struct umcg_worker *w;
+	pthread_t t;
+	int i, target;
+
+	UMCG_REQUIRE();
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU: no other CPU to move the worker to");
+	here = pin_here();
+	ASSERT_LE(0, here);
+	there = here ? 0 : 1;
+	UMCG_TEST_SERVER(fc);
+	w = start_cpu_worker(&t);
+	ASSERT_EQ(&fc->w, w);
+
+	traced = kconfig_enabled("CONFIG_FUNCTION_TRACER") == 1;
+	if (traced)
+		ASSERT_EQ(0, umcg_ftrace_start(SWITCH_FN " " FALLBACK_FN));
+	for (i = 0; i < RUNS; i++) {
+		target = i % 2 ? here : there;
+		ASSERT_EQ(0, pin_tid(w->tid, target));
+		ASSERT_EQ(0, run_once(&w));
+		ASSERT_EQ(target, fc->cpu[i]) TH_LOG("run %d: on CPU %d, allowed only %d",
+						   i, fc->cpu[i], target);
+	}
+	if (traced) {
+		switches = umcg_ftrace_count(SWITCH_FN, me);
+		fallbacks = umcg_ftrace_count(FALLBACK_FN, me);
+		umcg_ftrace_off();
+	}
+	EXPECT_EQ(NULL, finish_cpu_worker(w, t));
+	EXPECT_EQ(0, umcg_unregister());
+	if (!traced)
+		return;
+	TH_LOG("%d runs: %d umcg_switch_to(), %d try_to_wake_up() by the server",
+	       RUNS, switches, fallbacks);
+	/* Each run switched, and each fell back to try_to_wake_up(). */
+	EXPECT_LE(RUNS, switches);
+	EXPECT_LE(RUNS, fallbacks);
+}
+
+/*
+ * A SCHED_FIFO worker is not woken by umcg_wake_here() (fair class only:
+ * an RT wakee may have to be pushed to another CPU): it falls back to
+ * try_to_wake_up(), and runs, as SCHED_FIFO, each time.
+ */
+TEST(fallback_for_a_realtime_worker)
+{
+	struct sched_param fifo = { .sched_priority = 1 };
+	int traced, fallbacks = -1, switches = -1;
+	pid_t me = umcg_gettid();
+	struct umcg_worker *w;
+	pthread_t t;
+	int i;
+
+	UMCG_REQUIRE();
+	ASSERT_LE(0, pin_here());
+	UMCG_TEST_SERVER(fc);
+	w = start_cpu_worker(&t);
+	ASSERT_EQ(&fc->w, w);
+	ASSERT_EQ(0, sched_setscheduler(w->tid, SCHED_FIFO, &fifo))
+		TH_LOG("sched_setscheduler: %s", strerror(errno));
+
+	traced = kconfig_enabled("CONFIG_FUNCTION_TRACER") == 1;
+	if (traced)
+		ASSERT_EQ(0, umcg_ftrace_start(SWITCH_FN " " FALLBACK_FN));
+	for (i = 0; i < RUNS; i++) {
+		ASSERT_EQ(0, run_once(&w));
+		ASSERT_EQ(SCHED_FIFO, fc->policy[i]);
+	}
+	if (traced) {
+		switches = umcg_ftrace_count(SWITCH_FN, me);
+		fallbacks = umcg_ftrace_count(FALLBACK_FN, me);
+		umcg_ftrace_off();
+	}
+	EXPECT_EQ(NULL, finish_cpu_worker(w, t));
+	EXPECT_EQ(0, umcg_unregister());
+	if (!traced)
+		return;
+	TH_LOG("%d runs: %d umcg_switch_to(), %d try_to_wake_up() by the server",
+	       RUNS, switches, fallbacks);
+	EXPECT_LE(RUNS, switches);
+	EXPECT_LE(RUNS, fallbacks);
+}
+
+static void *hog(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&fc->hog_stop, __ATOMIC_RELAXED))
+		fc->hog_spins++;
+	return NULL;
+}
+
+/*
+ * A worker that yields after using more than its share of a CPU that a
+ * hog shares with it is not eligible when it sleeps: EEVDF's delayed
+ * dequeue leaves it queued (sched_delayed) until it is picked.  When its
+ * server switches to it before that, umcg_wake_here() must requeue it
+ * (ENQUEUE_DELAYED, as ttwu_runnable() does): woken without that, it
+ * would be dequeued as it is picked, TASK_RUNNING but off the runqueue,
+ * and never run again.  With the function tracer (debug) the branch is
+ * counted (requeue_delayed_entity() by the server).
+ */
+#define REQUEUE_FN	"requeue_delayed_entity"
+
+static void runs_beside_a_hog(struct __test_metadata *_metadata, bool core)
+{
+	int traced, requeues = -1, switches = -1, fallbacks = -1;
+	unsigned long long cookie = 0;
+	pid_t me = umcg_gettid();
+	struct umcg_worker *w;
+	pthread_t t, h;
+	int i;
+
+	UMCG_REQUIRE();
+	ASSERT_LE(0, pin_here());
+	if (core && prctl(PR_SCHED_CORE, PR_SCHED_CORE_CREATE, 0,
+			  PR_SCHED_CORE_SCOPE_THREAD_GROUP, 0)) {
+		if (errno == ENODEV)
+			SKIP(return, "no SMT siblings: core scheduling does not start (debug boots on two SMT threads)");
+		ASSERT_EQ(EINVAL, errno) TH_LOG("PR_SCHED_CORE_CREATE: %s",
+						strerror(errno));
+		SKIP(return, "no core scheduling in this kernel (CONFIG_SCHED_CORE not set)");
+	}
+	UMCG_TEST_SERVER(fc);
+	fc->spin_ns = 2000000;
+	w = start_cpu_worker(&t);
+	ASSERT_EQ(&fc->w, w);
+	ASSERT_EQ(0, pthread_create(&h, NULL, hog, NULL));
+	/*
+	 * The threads created since share the process's cookie (fork copies
+	 * it).  The cookie's value is not checked: PR_SCHED_CORE_GET gives a
+	 * hash of it, which reads 0 until the kernel's pointer-hashing key is
+	 * ready, and a guest without a random device may never get there.
+	 */
+	if (core)
+		ASSERT_EQ(0, prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET, w->tid,
+				   PR_SCHED_CORE_SCOPE_THREAD, &cookie));
+
+	traced = kconfig_enabled("CONFIG_FUNCTION_TRACER") == 1;
+	if (traced)
+		ASSERT_EQ(0, umcg_ftrace_start(REQUEUE_FN " " SWITCH_FN " "
+					       FALLBACK_FN));
+	for (i = 0; i < RUNS; i++)
+		ASSERT_EQ(0, run_once(&w)) TH_LOG("run %d", i);
+	if (traced) {
+		requeues = umcg_ftrace_count(REQUEUE_FN, me);
+		switches = umcg_ftrace_count(SWITCH_FN, me);
+		fallbacks = umcg_ftrace_count(FALLBACK_FN, me);
+		umcg_ftrace_off();
+	}
+	__atomic_store_n(&fc->hog_stop, 1, __ATOMIC_RELAXED);
+	pthread_join(h, NULL);
+	EXPECT_EQ(NULL, finish_cpu_worker(w, t));
+	EXPECT_EQ(0, umcg_unregister());
+	if (!traced)
+		return;
+	TH_LOG("%d runs beside a hog%s: %d switches, %d of them requeued a delayed worker, %d try_to_wake_up() by the server",
+	       RUNS, core ? ", core scheduling on" : "", switches, requeues,
+	       fallbacks);
+	if (!core)
+		ksft_print_msg("metric: umcg_delayed_requeues=%d\n", requeues);
+	EXPECT_LE(RUNS, switches);
+	/*
+	 * The requeues were umcg_wake_here()'s: try_to_wake_up() requeues a
+	 * delayed task too (ttwu_runnable()), so it must not have run them.
+	 */
+	EXPECT_LT(0, requeues) TH_LOG("the delayed-dequeue branch never ran");
+	EXPECT_GT(RUNS / 2, fallbacks);
+}
+
+/*
+ * A worker that yields after using more than its share of a CPU that a
+ * hog shares with it is not eligible when it sleeps: EEVDF's delayed
+ * dequeue leaves it queued (sched_delayed) until it is picked.  When its
+ * server switches to it before that, umcg_wake_here() must requeue it
+ * (ENQUEUE_DELAYED, as ttwu_runnable() does): woken without that, it
+ * would be dequeued as it is picked, TASK_RUNNING but off the runqueue,
+ * and never run again.  With the function tracer (debug) the branch is
+ * counted (requeue_delayed_entity() by the server).
+ */
+TEST(switch_to_a_delayed_worker)
+{
+	runs_beside_a_hog(_metadata, false);
+}
+
+/*
+ * The same with core scheduling turned on for the process
+ * (PR_SCHED_CORE): every enqueue and dequeue of the wake path, the
+ * delayed one too, also updates the core-wide tree of cookied tasks, and
+ * the pick goes through the core-wide pick (debug has CONFIG_SCHED_CORE).
+ */
+TEST(switch_under_core_scheduling)
+{
+	runs_beside_a_hog(_metadata, true);
+}
+
+/*
+ * The accounting of the wake path with everything debug has switched on:
+ * the worker in a cgroup with the cpu controller (group scheduling's
+ * hierarchy of entities), with utilization clamps (uclamp's per-rq
+ * buckets, updated on every enqueue and dequeue), and schedstats enabled
+ * (schedstats=enable: ttwu_stat() counts each wakeup of the worker as
+ * local, whichever path woke it).
+ */
+#define CG_SW_ROOT	"/tmp/umcg-cgroup2-switch"
+#define CG_SW		CG_SW_ROOT "/switch"
+
+/* struct sched_attr (<linux/sched/types.h>) and its flags (<linux/sched.h>
+ * clashes with glibc's <sched.h>). */
+struct umcg_sched_attr {
+	uint32_t	size, sched_policy;
+	uint64_t	sched_flags;
+	int32_t		sched_nice;
+	uint32_t	sched_priority;
+	uint64_t	sched_runtime, sched_deadline, sched_period;
+	uint32_t	sched_util_min, sched_util_max;
+};
+#define UMCG_SCHED_FLAG_KEEP_ALL	0x18
+#define UMCG_SCHED_FLAG_UTIL_CLAMP	0x60
+
+static int put_str(const char *path, const char *v)
+{
+	int fd = open(path, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, v, strlen(v)) != (ssize_t)strlen(v))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* A field of /proc/self/task/@tid/sched ("key   :   value"); -1 if absent. */
+static long task_sched_field(pid_t tid, const char *key)
+{
+	char path[64], line[256];
+	size_t len = strlen(key);
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/sched", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, len) && (line[len] == ' ' || line[len] == ':')) {
+			v = atol(strchr(line, ':') + 1);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+TEST(switch_accounted_with_uclamp_in_a_cpu_cgroup)
+{
+	struct umcg_sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_flags = UMCG_SCHED_FLAG_KEEP_ALL | UMCG_SCHED_FLAG_UTIL_CLAMP,
+		.sched_util_min = 256,
+		.sched_util_max = 768,
+	};
+	long local0, local1, umin;
+	char pid[32];
+	struct umcg_worker *w;
+	pthread_t t;
+	int i, err;
+
+	UMCG_REQUIRE();
+	ASSERT_LE(0, pin_here());
+	mkdir(CG_SW_ROOT, 0755);
+	if (mount("cgroup2", CG_SW_ROOT, "cgroup2", 0, NULL)) {
+		err = errno;
+		rmdir(CG_SW_ROOT);
+		if (err == ENODEV)
+			SKIP(return, "no cgroup v2 in this kernel");
+		ASSERT_EQ(0, err) TH_LOG("mount cgroup2: %s", strerror(err));
+	}
+	err = put_str(CG_SW_ROOT "/cgroup.subtree_control", "+cpu");
+	if (err) {
+		umount(CG_SW_ROOT);
+		rmdir(CG_SW_ROOT);
+		SKIP(return, "no cpu controller (CONFIG_CGROUP_SCHED not set): %s",
+		     strerror(-err));
+	}
+	rmdir(CG_SW);
+	ASSERT_EQ(0, mkdir(CG_SW, 0755));
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	ASSERT_EQ(0, put_str(CG_SW "/cgroup.procs", pid));
+
+	UMCG_TEST_SERVER(fc);
+	w = start_cpu_worker(&t);
+	ASSERT_EQ(&fc->w, w);
+	if (syscall(SYS_sched_setattr, w->tid, &attr, 0)) {
+		ASSERT_EQ(EOPNOTSUPP, errno) TH_LOG("sched_setattr: %s", strerror(errno));
+		SKIP(goto out, "no utilization clamping (CONFIG_UCLAMP_TASK not set)");
+	}
+	umin = task_sched_field(w->tid, "uclamp.min");
+	EXPECT_EQ(256, umin);
+	local0 = task_sched_field(w->tid, "nr_wakeups_local");
+	if (local0 < 0)
+		SKIP(goto out, "no schedstats (CONFIG_SCHEDSTATS, schedstats=enable)");
+	for (i = 0; i < RUNS; i++)
+		ASSERT_EQ(0, run_once(&w)) TH_LOG("run %d", i);
+	local1 = task_sched_field(w->tid, "nr_wakeups_local");
+	TH_LOG("%d runs in a cpu cgroup, uclamp.min %ld: the worker's local wakeups %ld -> %ld",
+	       RUNS, umin, local0, local1);
+	/* every run woke it on this CPU */
+	EXPECT_LE(RUNS, local1 - local0);
+out:
+	EXPECT_EQ(NULL, finish_cpu_worker(w, t));
+	EXPECT_EQ(0, umcg_unregister());
+	EXPECT_EQ(0, put_str(CG_SW_ROOT "/cgroup.procs", pid));
+	EXPECT_EQ(0, rmdir(CG_SW));
+	umount(CG_SW_ROOT);
+	rmdir(CG_SW_ROOT);
+}
+
+/*
+ * The wake window under fire: while the server switches to its worker on
+ * one CPU, a second server on the other CPU keeps waking the worker with
+ * UMCG_WAIT_WAKE_ONLY and sends it signals (tgkill).  Those wakeups race
+ * umcg_wake_here(): a worker that such a wakeup has made TASK_WAKING, or
+ * queued already, must be left to it - a second activation would enqueue
+ * the worker twice (lockdep, KASAN and the list debugging of debug report
+ * that; elsewhere it would hang or crash).  Every run must complete, the
+ * signals are handled (when the worker runs: park.c tests that), and the
+ * kernel reports nothing.
+ */
+#define STORM_RUNS	500
+
+static struct {
+	struct umcg_group	g;
+	struct umcg_server	s, k;
+	struct umcg_worker	w;
+	int			stop;
+	long			wakes, kills;
+	int			there;
+} *st;
+
+static long storm_handled;
+
+static void storm_handler(int sig)
+{
+	(void)sig;
+	storm_handled++;
+}
+
+static void *storm_worker(void *arg)
+{
+	int i;
+
+	(void)arg;
+	if (umcg_worker_register(&st->w, &st->g, NULL))
+		return (void *)1;
+	for (i = 0; i < STORM_RUNS; i++)
+		if (umcg_worker_yield(&st->w))
+			return (void *)2;
+	umcg_worker_unregister(&st->w, &st->g);
+	return NULL;
+}
+
+static void *stormer(void *arg)
+{
+	long n = 0;
+
+	(void)arg;
+	if (pin_tid(0, st->there) || umcg_server_register(&st->k, &st->g))
+		return (void *)1;
+	st->k.task.next_tid = st->w.tid;
+	while (!__atomic_load_n(&st->stop, __ATOMIC_RELAXED)) {
+		if (!umcg_wait(UMCG_WAIT_WAKE_ONLY, 0))
+			st->wakes++;
+		if (!(++n % 8) &&
+		    !syscall(SYS_tgkill, getpid(), st->w.tid, SIGUSR1))
+			st->kills++;
+	}
+	st->k.task.next_tid = 0;
+	umcg_unregister();
+	return NULL;
+}
+
+TEST(switch_under_wake_and_signal_storm)
+{
+	struct sigaction sa = { .sa_handler = storm_handler };
+	struct umcg_worker *w;
+	pthread_t t, k;
+	void *ret;
+	int here, i;
+
+	UMCG_REQUIRE();
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU: nothing races the switch");
+	here = pin_here();
+	ASSERT_LE(0, here);
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	UMCG_TEST_SERVER(st);
+	st->there = here ? 0 : 1;
+	ASSERT_EQ(0, pthread_create(&t, NULL, storm_worker, NULL));
+	ASSERT_TRUE(umcg_wait_idle_list(&st->g, 10000));
+	w = umcg_take_idle(&st->g);
+	ASSERT_EQ(&st->w, w);
+	ASSERT_EQ(0, pthread_create(&k, NULL, stormer, NULL));
+
+	for (i = 0; i < STORM_RUNS; i++) {
+		ASSERT_EQ(0, umcg_run_worker(&st->s, w, umcg_deadline(20000000000ULL)))
+			TH_LOG("run %d", i);
+		while (!umcg_server_settle(&st->s))
+			ASSERT_EQ(0, umcg_server_wait_current(&st->s,
+							      umcg_deadline(20000000000ULL)));
+		w = umcg_rq_pop(&st->s);
+		ASSERT_EQ(&st->w, w);
+	}
+	__atomic_store_n(&st->stop, 1, __ATOMIC_RELAXED);
+	ASSERT_EQ(0, pthread_join(k, &ret));
+	ASSERT_EQ(NULL, ret);
+	ASSERT_EQ(0, umcg_run_worker(&st->s, w, umcg_deadline(20000000000ULL)));
+	ASSERT_EQ(0, pthread_join(t, &ret));
+	EXPECT_EQ(NULL, ret);
+	EXPECT_EQ(0, umcg_unregister());
+	TH_LOG("%d runs under %ld WAKE_ONLY calls and %ld signals (%ld handled)",
+	       STORM_RUNS, st->wakes, st->kills, storm_handled);
+	EXPECT_LT(0, st->wakes);
+	EXPECT_LT(0, storm_handled);
 }
 
 TEST_HARNESS_MAIN
