@@ -25,7 +25,9 @@
  * at its exec event means the old mm was freed while the registration
  * still referred to it - the window itself, which must never open - and
  * an mm_struct address freed twice in one round means an mm was allocated
- * in a freed one's place: the ABA happened (counted, reported as a metric).
+ * in a freed one's place: the ABA happened (counted, reported as a metric;
+ * an upper bound: a late free of an earlier round's mm can also make an
+ * address appear twice).
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -109,7 +111,13 @@ static void watch_read(pid_t tid, int *by_tid, bool *twice)
 	while (fgets(line, sizeof(line), f)) {
 		if (line[0] == '#' || !(p = strstr(line, " ptr=")))
 			continue;
-		if (strstr(line, who))
+		/*
+		 * By W itself (exec_mmap()'s mmput()); not a lazy-TLB
+		 * mmdrop() of another mm that finish_task_switch() happens
+		 * to run as W is switched in.
+		 */
+		if (strstr(line, who) &&
+		    !strstr(line, "call_site=finish_task_switch"))
 			(*by_tid)++;
 		p += 5;
 		p[strcspn(p, " \n")] = 0;

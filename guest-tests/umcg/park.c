@@ -177,7 +177,7 @@ static int child_main(void)
 
 static pid_t start_child(struct __test_metadata *_metadata, int flags)
 {
-	pid_t pid;
+	pid_t pid, parent;
 	int i;
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
@@ -189,10 +189,12 @@ static pid_t start_child(struct __test_metadata *_metadata, int flags)
 	sh->block_first = !!(flags & CHILD_BLOCK_FIRST);
 	sh->set_mask = !!(flags & CHILD_SET_MASK);
 	sh->spin = !!(flags & CHILD_SPIN);
+	parent = getpid();
 	pid = fork();
 	if (pid == 0) {
 		/* not left spinning or parked if the test dies */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(9);
 		_exit(child_main());
 	}
 	if (pid < 0)
@@ -544,9 +546,9 @@ static int frozen_server_child(struct frozen_server *fs)
 TEST(cgroup_freeze_waiting_server)
 {
 	struct frozen_server *fs;
-	char pidbuf[32], state[64];
+	char pidbuf[32], state[64] = "";
+	pid_t pid, parent = getpid();
 	bool frozen;
-	pid_t pid;
 	int st, i, err;
 
 	UMCG_REQUIRE();
@@ -560,7 +562,8 @@ TEST(cgroup_freeze_waiting_server)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(9);
 		_exit(frozen_server_child(fs));
 	}
 	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)pid);
@@ -575,6 +578,7 @@ TEST(cgroup_freeze_waiting_server)
 			break;
 		usleep(1000);
 	}
+	EXPECT_EQ('S', state[0]) TH_LOG("the server did not go to sleep in umcg_wait()");
 	usleep(100000);
 
 	ASSERT_EQ(0, write_file(CG_DIR "/cgroup.freeze", "1"));
