@@ -517,35 +517,11 @@ TEST(cgroup_freeze_parked_worker)
  * freeze does not end its wait: the call is restarted after the thaw, its
  * absolute deadline unchanged, as after a group stop.
  */
-struct frozen_server {
-	int		ready;
-	int		ret;		/* umcg_wait()'s errno, 0, or 99 */
-	uint64_t	waited_ns;
-};
-
 #define FROZEN_WAIT_NS	3000000000ULL
-
-static int frozen_server_child(struct frozen_server *fs)
-{
-	struct umcg_task *t = umcg_test_zalloc(4096);
-	uint64_t t0;
-
-	if (!t)
-		return 2;
-	t->state = UMCG_TASK_RUNNING;
-	if (umcg_ctl(UMCG_CTL_REGISTER, t))
-		return 3;
-	__atomic_store_n(&t->state, UMCG_TASK_IDLE, __ATOMIC_SEQ_CST);
-	t0 = umcg_now_ns(CLOCK_MONOTONIC);
-	__atomic_store_n(&fs->ready, 1, __ATOMIC_SEQ_CST);
-	fs->ret = umcg_wait(0, umcg_deadline(FROZEN_WAIT_NS)) ? errno : 0;
-	fs->waited_ns = umcg_now_ns(CLOCK_MONOTONIC) - t0;
-	return 0;
-}
 
 TEST(cgroup_freeze_waiting_server)
 {
-	struct frozen_server *fs;
+	struct umcg_waiting_server *fs;
 	char pidbuf[32], state[64] = "";
 	pid_t pid, parent = getpid();
 	bool frozen;
@@ -564,7 +540,7 @@ TEST(cgroup_freeze_waiting_server)
 	if (!pid) {
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 			_exit(9);
-		_exit(frozen_server_child(fs));
+		_exit(umcg_waiting_server_child(fs, FROZEN_WAIT_NS));
 	}
 	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)pid);
 	ASSERT_EQ(0, write_file(CG_DIR "/cgroup.procs", pidbuf));

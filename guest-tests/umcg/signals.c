@@ -169,33 +169,9 @@ TEST(process_signal_not_taken_by_parked_worker)
  * deadline (review finding 3).  In a child, as the stop takes the whole
  * process.
  */
-struct stop_result {
-	int		ret;		/* errno of umcg_wait(), 0, or 99 */
-	int		ready;
-	uint64_t	waited_ns;
-};
-
-static int stopped_server_child(struct stop_result *res)
-{
-	struct umcg_task *t = umcg_test_zalloc(4096);
-	uint64_t t0;
-
-	if (!t)
-		return 2;
-	t->state = UMCG_TASK_RUNNING;
-	if (umcg_ctl(UMCG_CTL_REGISTER, t))
-		return 3;
-	__atomic_store_n(&t->state, UMCG_TASK_IDLE, __ATOMIC_SEQ_CST);
-	t0 = umcg_now_ns(CLOCK_MONOTONIC);
-	__atomic_store_n(&res->ready, 1, __ATOMIC_SEQ_CST);
-	res->ret = umcg_wait(0, umcg_deadline(1000000000ULL)) ? errno : 0;
-	res->waited_ns = umcg_now_ns(CLOCK_MONOTONIC) - t0;
-	return 0;
-}
-
 TEST(group_stop_does_not_end_server_wait)
 {
-	struct stop_result *res;
+	struct umcg_waiting_server *res;
 	pid_t pid;
 	int st, i;
 
@@ -206,7 +182,7 @@ TEST(group_stop_does_not_end_server_wait)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid)
-		_exit(stopped_server_child(res));
+		_exit(umcg_waiting_server_child(res, 1000000000ULL));
 	for (i = 0; i < 5000 && !__atomic_load_n(&res->ready, __ATOMIC_SEQ_CST); i++)
 		usleep(1000);
 	ASSERT_EQ(1, res->ready);

@@ -457,6 +457,46 @@ static void *finish_cpu_worker(struct umcg_worker *w, pthread_t t)
 }
 
 /*
+ * With the function tracer (debug): the server's calls of umcg_switch_to()
+ * and of try_to_wake_up() while the runs of a fallback test go on.
+ */
+struct path_count {
+	int	traced, switches, fallbacks;
+};
+
+static int path_count_start(struct path_count *pc)
+{
+	pc->traced = kconfig_enabled("CONFIG_FUNCTION_TRACER") == 1;
+	pc->switches = pc->fallbacks = -1;
+	/* With the function tracer it must work: a typo is no skip. */
+	return pc->traced ? umcg_ftrace_start(SWITCH_FN " " FALLBACK_FN) : 0;
+}
+
+static void path_count_stop(struct path_count *pc, pid_t server)
+{
+	if (!pc->traced)
+		return;
+	pc->switches = umcg_ftrace_count(SWITCH_FN, server);
+	pc->fallbacks = umcg_ftrace_count(FALLBACK_FN, server);
+	umcg_ftrace_off();
+}
+
+/* The worker leaves; every run switched, and every one fell back. */
+static void finish_fallback_runs(struct __test_metadata *_metadata,
+				 struct umcg_worker *w, pthread_t t,
+				 struct path_count *pc)
+{
+	EXPECT_EQ(NULL, finish_cpu_worker(w, t));
+	EXPECT_EQ(0, umcg_unregister());
+	if (!pc->traced)
+		return;
+	TH_LOG("%d runs: %d umcg_switch_to(), %d try_to_wake_up() by the server",
+	       RUNS, pc->switches, pc->fallbacks);
+	EXPECT_LE(RUNS, pc->switches);
+	EXPECT_LE(RUNS, pc->fallbacks);
+}
+
+/*
  * A worker that last ran on the server's CPU but may no longer run there
  * (its affinity changed while it slept) must not be woken there:
  * umcg_wake_here() leaves it to try_to_wake_up(), which moves it.  The
@@ -467,8 +507,9 @@ static void *finish_cpu_worker(struct umcg_worker *w, pthread_t t)
  */
 TEST(fallback_for_a_worker_that_may_not_run_here)
 {
-	int here, there, traced, fallbacks = -1, switches = -1;
 	pid_t me = umcg_gettid();
+	struct path_count pc;
+	int here, there;
 	struct umcg_worker *w;
 	pthread_t t;
 	int i, target;
@@ -483,9 +524,7 @@ TEST(fallback_for_a_worker_that_may_not_run_here)
 	w = start_cpu_worker(&t);
 	ASSERT_EQ(&fc->w, w);
 
-	traced = kconfig_enabled("CONFIG_FUNCTION_TRACER") == 1;
-	if (traced)
-		ASSERT_EQ(0, umcg_ftrace_start(SWITCH_FN " " FALLBACK_FN));
+	ASSERT_EQ(0, path_count_start(&pc));
 	for (i = 0; i < RUNS; i++) {
 		target = i % 2 ? here : there;
 		ASSERT_EQ(0, pin_tid(w->tid, target));
@@ -493,20 +532,8 @@ TEST(fallback_for_a_worker_that_may_not_run_here)
 		ASSERT_EQ(target, fc->cpu[i]) TH_LOG("run %d: on CPU %d, allowed only %d",
 						   i, fc->cpu[i], target);
 	}
-	if (traced) {
-		switches = umcg_ftrace_count(SWITCH_FN, me);
-		fallbacks = umcg_ftrace_count(FALLBACK_FN, me);
-		umcg_ftrace_off();
-	}
-	EXPECT_EQ(NULL, finish_cpu_worker(w, t));
-	EXPECT_EQ(0, umcg_unregister());
-	if (!traced)
-		return;
-	TH_LOG("%d runs: %d umcg_switch_to(), %d try_to_wake_up() by the server",
-	       RUNS, switches, fallbacks);
-	/* Each run switched, and each fell back to try_to_wake_up(). */
-	EXPECT_LE(RUNS, switches);
-	EXPECT_LE(RUNS, fallbacks);
+	path_count_stop(&pc, me);
+	finish_fallback_runs(_metadata, w, t, &pc);
 }
 
 /*
@@ -517,8 +544,8 @@ TEST(fallback_for_a_worker_that_may_not_run_here)
 TEST(fallback_for_a_realtime_worker)
 {
 	struct sched_param fifo = { .sched_priority = 1 };
-	int traced, fallbacks = -1, switches = -1;
 	pid_t me = umcg_gettid();
+	struct path_count pc;
 	struct umcg_worker *w;
 	pthread_t t;
 	int i;
@@ -531,26 +558,13 @@ TEST(fallback_for_a_realtime_worker)
 	ASSERT_EQ(0, sched_setscheduler(w->tid, SCHED_FIFO, &fifo))
 		TH_LOG("sched_setscheduler: %s", strerror(errno));
 
-	traced = kconfig_enabled("CONFIG_FUNCTION_TRACER") == 1;
-	if (traced)
-		ASSERT_EQ(0, umcg_ftrace_start(SWITCH_FN " " FALLBACK_FN));
+	ASSERT_EQ(0, path_count_start(&pc));
 	for (i = 0; i < RUNS; i++) {
 		ASSERT_EQ(0, run_once(&w));
 		ASSERT_EQ(SCHED_FIFO, fc->policy[i]);
 	}
-	if (traced) {
-		switches = umcg_ftrace_count(SWITCH_FN, me);
-		fallbacks = umcg_ftrace_count(FALLBACK_FN, me);
-		umcg_ftrace_off();
-	}
-	EXPECT_EQ(NULL, finish_cpu_worker(w, t));
-	EXPECT_EQ(0, umcg_unregister());
-	if (!traced)
-		return;
-	TH_LOG("%d runs: %d umcg_switch_to(), %d try_to_wake_up() by the server",
-	       RUNS, switches, fallbacks);
-	EXPECT_LE(RUNS, switches);
-	EXPECT_LE(RUNS, fallbacks);
+	path_count_stop(&pc, me);
+	finish_fallback_runs(_metadata, w, t, &pc);
 }
 
 static void *hog(void *arg)

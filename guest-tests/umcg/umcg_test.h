@@ -140,6 +140,37 @@ static inline bool umcg_poll_eq(uint32_t *p, uint32_t mask, uint32_t v,
 }
 
 /*
+ * A server alone in a child process: it registers, marks itself IDLE, says
+ * it is ready and waits in umcg_wait() with a deadline @wait_ns away, for
+ * tests that stop, freeze or signal it.  ret is umcg_wait()'s errno or 0
+ * (the caller presets 99: not returned).
+ */
+struct umcg_waiting_server {
+	int		ready;
+	int		ret;
+	uint64_t	waited_ns;
+};
+
+static inline int umcg_waiting_server_child(struct umcg_waiting_server *ws,
+					    uint64_t wait_ns)
+{
+	struct umcg_task *t = umcg_test_zalloc(4096);
+	uint64_t t0;
+
+	if (!t)
+		return 2;
+	t->state = UMCG_TASK_RUNNING;
+	if (umcg_ctl(UMCG_CTL_REGISTER, t))
+		return 3;
+	__atomic_store_n(&t->state, UMCG_TASK_IDLE, __ATOMIC_SEQ_CST);
+	t0 = umcg_now_ns(CLOCK_MONOTONIC);
+	__atomic_store_n(&ws->ready, 1, __ATOMIC_SEQ_CST);
+	ws->ret = umcg_wait(0, umcg_deadline(wait_ns)) ? errno : 0;
+	ws->waited_ns = umcg_now_ns(CLOCK_MONOTONIC) - t0;
+	return 0;
+}
+
+/*
  * Counting calls of one kernel function with the function tracer, to
  * prove which path a test took (debug has CONFIG_FUNCTION_TRACER; the
  * other variants do not, and umcg_ftrace_start() fails there).
