@@ -75,19 +75,15 @@ static struct umcg_worker *wait_for_idle_worker(struct __test_metadata *_metadat
 }
 
 /*
- * Run @w and come back when it is no longer RUNNING for us.  The first
- * return of umcg_wait() can be an event posted while the server was not
- * waiting; the documented rule is to look at the worker and wait again.
- * A server that no event brings back times out, and the test fails.
+ * Run @w and come back when it is no longer RUNNING for us
+ * (umcg_run_until_back()).  The first return of umcg_wait() can be an
+ * event posted while the server was not waiting; the documented rule is
+ * to look at the worker and wait again.  A server that no event brings
+ * back times out, and the test fails.
  */
 static int run_until_back(struct umcg_worker *w)
 {
-	uint64_t deadline = umcg_deadline(WAIT_NS);
-	int ret = umcg_run_worker(&c->s, w, deadline);
-
-	while (!ret && umcg_still_running(&c->s, w))
-		ret = umcg_server_wait_current(&c->s, deadline);
-	return ret;
+	return umcg_run_until_back(&c->s, w, WAIT_NS);
 }
 
 TEST(block_in_nanosleep_and_read)

@@ -93,20 +93,20 @@ static void watch_stop(void)
 
 /*
  * Read the mm_struct frees traced so far (tracing goes on): how many were
- * by task @tid, and whether one address was freed twice.
+ * by task @tid (-1: the trace hashes pointers, nothing to tell), and
+ * whether one address was freed twice.
  */
-static void watch_read(pid_t tid, int *by_tid, bool *twice)
+static int watch_read(pid_t tid, bool *twice)
 {
 	char line[512], who[32], ptrs[MAX_FREES][32], *p;
-	int n = 0, i;
+	int n = 0, i, by_tid = 0;
 	FILE *f;
 
-	*by_tid = 0;
 	*twice = false;
 	snprintf(who, sizeof(who), "-%d ", (int)tid);
 	f = fopen(UMCG_TRACEFS "/trace", "r");
 	if (!f)
-		return;
+		return -1;
 	/* "comm-PID [cpu] flags time: kmem_cache_free: call_site=.. ptr=P name=mm_struct" */
 	while (fgets(line, sizeof(line), f)) {
 		if (line[0] == '#' || !(p = strstr(line, " ptr=")))
@@ -118,12 +118,12 @@ static void watch_read(pid_t tid, int *by_tid, bool *twice)
 		 */
 		if (strstr(line, who) &&
 		    !strstr(line, "call_site=finish_task_switch"))
-			(*by_tid)++;
+			by_tid++;
 		p += 5;
 		p[strcspn(p, " \n")] = 0;
 		/* a hashed pointer says nothing: no watch this round */
 		if (*p == '(') {
-			*by_tid = -1;
+			by_tid = -1;
 			break;
 		}
 		for (i = 0; i < n; i++)
@@ -133,6 +133,7 @@ static void watch_read(pid_t tid, int *by_tid, bool *twice)
 			snprintf(ptrs[n++], sizeof(ptrs[0]), "%s", p);
 	}
 	fclose(f);
+	return by_tid;
 }
 
 /* The image W executes: leave at once. */
@@ -229,8 +230,7 @@ static int watched, hits;
 static void one_round(struct __test_metadata *_metadata, int round)
 {
 	bool watching, twice;
-	int early = 0, late;
-	char state[64];
+	int early = 0;
 	pid_t a, b, r;
 	int st, i;
 
@@ -253,7 +253,7 @@ static void one_round(struct __test_metadata *_metadata, int round)
 	ASSERT_EQ(SIGTRAP | (PTRACE_EVENT_EXEC << 8), st >> 8);
 	if (watching) {
 		/* (W is the thread group leader now: its TID is A's PID) */
-		watch_read(a, &early, &twice);
+		early = watch_read(a, &twice);
 		EXPECT_EQ(0, early)
 			TH_LOG("round %d: %d: W's exec freed the mm its registration refers to (-1: the trace hashes pointers)",
 			       round, early);
@@ -268,12 +268,7 @@ static void one_round(struct __test_metadata *_metadata, int round)
 	for (i = 0; i < 20000 && !__atomic_load_n(&sh->b_ready, __ATOMIC_SEQ_CST); i++)
 		usleep(1000);
 	ASSERT_EQ(1, sh->b_ready);
-	for (i = 0; i < 20000; i++) {
-		if (umcg_task_status(b, b, "State", state, sizeof(state)) &&
-		    state[0] == 'S')
-			break;
-		usleep(1000);
-	}
+	umcg_wait_asleep(b, b, 20000);
 
 	/* Let W end its registration: it tells "its" server, S_tid. */
 	ASSERT_EQ(0, ptrace(PTRACE_DETACH, a, 0, 0));
@@ -284,7 +279,7 @@ static void one_round(struct __test_metadata *_metadata, int round)
 	ASSERT_TRUE(WIFEXITED(st));
 	ASSERT_EQ(0, WEXITSTATUS(st));
 	if (watching) {
-		watch_read(a, &late, &twice);
+		watch_read(a, &twice);
 		watch_stop();
 		watched++;
 		hits += twice;

@@ -12,10 +12,8 @@
  * test itself can stop, trace or freeze it, and kill it if it hangs.
  */
 #include <fcntl.h>
-#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "umcg_test.h"
@@ -88,7 +86,7 @@ static void *child_worker(void *arg)
 	if (sh->spin) {
 		__atomic_store_n(&sh->ready, 1, __ATOMIC_SEQ_CST);
 		while (!__atomic_load_n(&sh->spin_stop, __ATOMIC_RELAXED))
-			__atomic_add_fetch(&sh->progress, 1, __ATOMIC_RELAXED);
+			;	/* RUNNING in userspace, no system call */
 	}
 	sh->handled_at_progress = __atomic_load_n(&sh->handled, __ATOMIC_SEQ_CST);
 	umcg_worker_unregister(&sh->w, &sh->g);
@@ -160,7 +158,6 @@ static int child_main(void)
 	for (i = 0; i < 20000 && !strchr("SDI", umcg_task_state_letter(sh->w.tid)); i++)
 		usleep(1000);
 	__atomic_store_n(&sh->ready, 1, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&sh->back, 1, __ATOMIC_SEQ_CST);
 	while (!__atomic_load_n(&sh->run, __ATOMIC_SEQ_CST))
 		usleep(1000);
 	if (umcg_run_worker(&sh->s, w, 0))
@@ -175,9 +172,23 @@ static int child_main(void)
 	return 0;
 }
 
+/*
+ * fork(), with the child killed when the test process dies (an assertion
+ * that fails must not leave a worker spinning or a process frozen).
+ */
+static pid_t fork_tied(void)
+{
+	pid_t parent = getpid(), pid = fork();
+
+	if (pid == 0 &&
+	    (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent))
+		_exit(9);
+	return pid;
+}
+
 static pid_t start_child(struct __test_metadata *_metadata, int flags)
 {
-	pid_t pid, parent;
+	pid_t pid;
 	int i;
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
@@ -189,14 +200,9 @@ static pid_t start_child(struct __test_metadata *_metadata, int flags)
 	sh->block_first = !!(flags & CHILD_BLOCK_FIRST);
 	sh->set_mask = !!(flags & CHILD_SET_MASK);
 	sh->spin = !!(flags & CHILD_SPIN);
-	parent = getpid();
-	pid = fork();
-	if (pid == 0) {
-		/* not left spinning or parked if the test dies */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
-			_exit(9);
+	pid = fork_tied();
+	if (pid == 0)
 		_exit(child_main());
-	}
 	if (pid < 0)
 		return -1;
 	for (i = 0; i < 30000 && !__atomic_load_n(&sh->ready, __ATOMIC_SEQ_CST); i++)
@@ -416,19 +422,6 @@ TEST(ptrace_stop_of_running_worker_is_a_block)
 	stop_running_worker(_metadata, true);
 }
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	int ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 /* Wait until "frozen <v>" is in @events; true if within @ms. */
 static bool wait_frozen(const char *events, int v, int ms)
 {
@@ -455,28 +448,6 @@ static bool wait_frozen(const char *events, int v, int ms)
 #define CG_ROOT	"/tmp/umcg-cgroup2"
 #define CG_DIR	CG_ROOT "/park"
 
-/* Mount cgroup v2 at CG_ROOT and make CG_DIR: 0 or an errno. */
-static int cg_mount(void)
-{
-	int err = 0;
-
-	mkdir(CG_ROOT, 0755);
-	if (mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL)) {
-		err = errno;
-		rmdir(CG_ROOT);
-		return err;
-	}
-	rmdir(CG_DIR);
-	return mkdir(CG_DIR, 0755) ? errno : 0;
-}
-
-static void cg_umount(struct __test_metadata *_metadata)
-{
-	EXPECT_EQ(0, rmdir(CG_DIR));
-	umount(CG_ROOT);
-	rmdir(CG_ROOT);
-}
-
 TEST(cgroup_freeze_parked_worker)
 {
 	char pidbuf[32];
@@ -486,7 +457,7 @@ TEST(cgroup_freeze_parked_worker)
 	int err;
 
 	UMCG_REQUIRE();
-	err = cg_mount();
+	err = umcg_cgroup_mount(CG_ROOT, CG_DIR);
 	if (err == ENODEV)
 		SKIP(return, "no cgroup v2 in this kernel (CONFIG_CGROUPS not set)");
 	ASSERT_EQ(0, err) TH_LOG("cgroup2 at " CG_DIR ": %s", strerror(err));
@@ -494,22 +465,22 @@ TEST(cgroup_freeze_parked_worker)
 	pid = start_child(_metadata, 0);
 	ASSERT_GT(pid, 0);
 	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)pid);
-	ASSERT_EQ(0, write_file(CG_DIR "/cgroup.procs", pidbuf));
+	ASSERT_EQ(0, umcg_write_file(CG_DIR "/cgroup.procs", pidbuf));
 
 	t0 = umcg_now_ns(CLOCK_MONOTONIC);
-	ASSERT_EQ(0, write_file(CG_DIR "/cgroup.freeze", "1"));
+	ASSERT_EQ(0, umcg_write_file(CG_DIR "/cgroup.freeze", "1"));
 	frozen = wait_frozen(CG_DIR "/cgroup.events", 1, 5000);
 	TH_LOG("cgroup.freeze: %s after %llu ms", frozen ? "frozen" : "NOT frozen",
 	       (unsigned long long)ms_since(t0));
 	EXPECT_TRUE(frozen) TH_LOG("the freezer did not complete with a parked worker");
-	ASSERT_EQ(0, write_file(CG_DIR "/cgroup.freeze", "0"));
+	ASSERT_EQ(0, umcg_write_file(CG_DIR "/cgroup.freeze", "0"));
 	EXPECT_TRUE(wait_frozen(CG_DIR "/cgroup.events", 0, 5000));
 
 	usleep(100000);
 	EXPECT_EQ(0, __atomic_load_n(&sh->progress, __ATOMIC_SEQ_CST));
 	EXPECT_EQ(0, finish_child(pid));
 	EXPECT_EQ(1, sh->progress);
-	cg_umount(_metadata);
+	EXPECT_EQ(0, umcg_cgroup_umount(CG_ROOT, CG_DIR));
 }
 
 /*
@@ -522,48 +493,40 @@ TEST(cgroup_freeze_parked_worker)
 TEST(cgroup_freeze_waiting_server)
 {
 	struct umcg_waiting_server *fs;
-	char pidbuf[32], state[64] = "";
-	pid_t pid, parent = getpid();
+	char pidbuf[32];
 	bool frozen;
+	pid_t pid;
 	int st, i, err;
 
 	UMCG_REQUIRE();
 	fs = umcg_test_shared(sizeof(*fs));
 	ASSERT_NE(NULL, fs);
 	fs->ret = 99;
-	err = cg_mount();
+	err = umcg_cgroup_mount(CG_ROOT, CG_DIR);
 	if (err == ENODEV)
 		SKIP(return, "no cgroup v2 in this kernel (CONFIG_CGROUPS not set)");
 	ASSERT_EQ(0, err) TH_LOG("cgroup2 at " CG_DIR ": %s", strerror(err));
-	pid = fork();
+	pid = fork_tied();
 	ASSERT_LE(0, pid);
-	if (!pid) {
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
-			_exit(9);
+	if (!pid)
 		_exit(umcg_waiting_server_child(fs, FROZEN_WAIT_NS));
-	}
 	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)pid);
-	ASSERT_EQ(0, write_file(CG_DIR "/cgroup.procs", pidbuf));
+	ASSERT_EQ(0, umcg_write_file(CG_DIR "/cgroup.procs", pidbuf));
 	for (i = 0; i < 5000 && !__atomic_load_n(&fs->ready, __ATOMIC_SEQ_CST); i++)
 		usleep(1000);
 	ASSERT_EQ(1, fs->ready);
 	/* asleep in umcg_wait(), not on its way there */
-	for (i = 0; i < 5000; i++) {
-		if (umcg_task_status(pid, pid, "State", state, sizeof(state)) &&
-		    state[0] == 'S')
-			break;
-		usleep(1000);
-	}
-	EXPECT_EQ('S', state[0]) TH_LOG("the server did not go to sleep in umcg_wait()");
+	EXPECT_TRUE(umcg_wait_asleep(pid, pid, 5000))
+		TH_LOG("the server did not go to sleep in umcg_wait()");
 	usleep(100000);
 
-	ASSERT_EQ(0, write_file(CG_DIR "/cgroup.freeze", "1"));
+	ASSERT_EQ(0, umcg_write_file(CG_DIR "/cgroup.freeze", "1"));
 	frozen = wait_frozen(CG_DIR "/cgroup.events", 1, 2000);
 	EXPECT_TRUE(frozen) TH_LOG("the freezer did not complete with a server in umcg_wait()");
 	usleep(200000);
 	EXPECT_EQ(99, __atomic_load_n(&fs->ret, __ATOMIC_SEQ_CST))
 		TH_LOG("umcg_wait() returned while frozen");
-	ASSERT_EQ(0, write_file(CG_DIR "/cgroup.freeze", "0"));
+	ASSERT_EQ(0, umcg_write_file(CG_DIR "/cgroup.freeze", "0"));
 	EXPECT_TRUE(wait_frozen(CG_DIR "/cgroup.events", 0, 5000));
 
 	ASSERT_EQ(pid, wait_for(pid, &st, 0, 20000));
@@ -573,7 +536,7 @@ TEST(cgroup_freeze_waiting_server)
 	       (unsigned long long)fs->waited_ns / 1000000);
 	EXPECT_EQ(ETIMEDOUT, fs->ret) TH_LOG("the freeze ended the wait");
 	EXPECT_LE(FROZEN_WAIT_NS - 100000000ULL, fs->waited_ns);
-	cg_umount(_metadata);
+	EXPECT_EQ(0, umcg_cgroup_umount(CG_ROOT, CG_DIR));
 }
 
 /* In-process: a yielded worker's handler waits until it runs again. */

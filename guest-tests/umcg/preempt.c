@@ -341,9 +341,7 @@ static void kick_test(struct __test_metadata *_metadata, enum kick_mode mode)
 	ASSERT_EQ(&kc->w, w);
 
 	ASSERT_EQ(0, pthread_create(&p, NULL, kicker, NULL));
-	ASSERT_EQ(0, umcg_run_worker(&kc->s, w, umcg_deadline(20000000000ULL)));
-	while (umcg_still_running(&kc->s, w))
-		umcg_server_wait_current(&kc->s, umcg_deadline(20000000000ULL));
+	ASSERT_EQ(0, umcg_run_until_back(&kc->s, w, 20000000000ULL));
 	pthread_join(p, &perr);
 	ASSERT_EQ(NULL, perr) TH_LOG("%s", (char *)perr);
 	TH_LOG("after the signal: state 0x%x, %llu spins in 300 ms; kick: %s",
@@ -367,9 +365,7 @@ static void kick_test(struct __test_metadata *_metadata, enum kick_mode mode)
 	w = umcg_rq_pop(&kc->s);
 	ASSERT_EQ(&kc->w, w);
 	__atomic_store_n(&kc->stop, 1, __ATOMIC_SEQ_CST);
-	ASSERT_EQ(0, umcg_run_worker(&kc->s, w, umcg_deadline(20000000000ULL)));
-	while (umcg_still_running(&kc->s, w))
-		umcg_server_wait_current(&kc->s, umcg_deadline(20000000000ULL));
+	ASSERT_EQ(0, umcg_run_until_back(&kc->s, w, 20000000000ULL));
 	pthread_join(t, NULL);
 	EXPECT_EQ(UMCG_TASK_NONE, umcg_task_state(&w->task) & UMCG_TASK_STATE_MASK);
 	EXPECT_EQ(0, umcg_unregister());
@@ -458,9 +454,7 @@ TEST(preempt_without_signal_from_a_worker)
 	ASSERT_TRUE(umcg_wait_idle_list(&pw->g, 10000));
 	w = umcg_take_idle(&pw->g);
 	ASSERT_EQ(&pw->w, w);
-	ASSERT_EQ(0, umcg_run_worker(&pw->s, w, umcg_deadline(20000000000ULL)));
-	while (umcg_still_running(&pw->s, w))
-		umcg_server_wait_current(&pw->s, umcg_deadline(20000000000ULL));
+	ASSERT_EQ(0, umcg_run_until_back(&pw->s, w, 20000000000ULL));
 	ASSERT_EQ(0, pthread_join(t, &ret));
 	ASSERT_EQ(NULL, ret);
 	EXPECT_EQ(-1, pw->ret[0]);
@@ -525,9 +519,7 @@ TEST(preempt_without_signal_leaves_sleeping_worker_alone)
 	w = umcg_take_idle(&ks->g);
 	ASSERT_EQ(&ks->w, w);
 	/* Run it: it blocks in epoll_wait(), and the server gets it back. */
-	ASSERT_EQ(0, umcg_run_worker(&ks->s, w, umcg_deadline(20000000000ULL)));
-	while (umcg_still_running(&ks->s, w))
-		umcg_server_wait_current(&ks->s, umcg_deadline(20000000000ULL));
+	ASSERT_EQ(0, umcg_run_until_back(&ks->s, w, 20000000000ULL));
 	ASSERT_EQ(UMCG_TASK_BLOCKED, umcg_task_state(&w->task) & UMCG_TASK_STATE_MASK);
 	ASSERT_TRUE(umcg_server_settle(&ks->s));
 	/* The kick, from this server, while the worker sleeps. */
@@ -538,9 +530,7 @@ TEST(preempt_without_signal_leaves_sleeping_worker_alone)
 	for (i = 0; i < 10000 && !(w = umcg_take_idle(&ks->g)); i++)
 		usleep(1000);
 	ASSERT_EQ(&ks->w, w);
-	ASSERT_EQ(0, umcg_run_worker(&ks->s, w, umcg_deadline(20000000000ULL)));
-	while (umcg_still_running(&ks->s, w))
-		umcg_server_wait_current(&ks->s, umcg_deadline(20000000000ULL));
+	ASSERT_EQ(0, umcg_run_until_back(&ks->s, w, 20000000000ULL));
 	pthread_join(t, NULL);
 	TH_LOG("epoll_wait: %d (%s) after %llu ms", ks->ret,
 	       ks->ret < 0 ? strerror(ks->err) : "no error",

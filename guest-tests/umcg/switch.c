@@ -5,9 +5,7 @@
  */
 #include "umcg_test.h"
 
-#include <sys/mount.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 
 struct ctx {
 	struct umcg_group	g;
@@ -268,137 +266,6 @@ static long ctxt_switches(pid_t tid, const char *key)
 	return atol(buf);
 }
 
-/*
- * umcg_switch_to() (patch 10) wakes the worker itself, under this CPU's
- * runqueue lock, or falls back to try_to_wake_up(): counted per caller.
- */
-#define SWITCH_FN	"umcg_switch_to"
-#define FALLBACK_FN	"try_to_wake_up"
-
-/*
- * A server that runs a worker on its own CPU switches to it: the worker is
- * woken and run in one step, and the server blocks (a voluntary context
- * switch).  With a plain wakeup followed by a sleep, a preemptible kernel
- * (debug) let the woken worker preempt the server first, an involuntary
- * switch for every run.  Only the server and its worker share the CPU, so
- * nothing else preempts the server either.
- */
-TEST(switch_on_one_cpu_is_voluntary)
-{
-	long v0, v1, iv0, iv1;
-	int traced, switches = -1, fallbacks = -1;
-	struct umcg_worker *w;
-	pid_t me = umcg_gettid();
-	cpu_set_t one;
-	void *ret;
-	pthread_t t;
-	int i;
-
-	UMCG_REQUIRE();
-	CPU_ZERO(&one);
-	CPU_SET(sched_getcpu(), &one);
-	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
-	UMCG_TEST_SERVER(c);
-	/* the worker inherits the server's one CPU */
-	ASSERT_EQ(0, pthread_create(&t, NULL, ping_worker, NULL));
-	ASSERT_EQ(1, wait_idle_list(&c->g, 1));
-	w = umcg_take_idle(&c->g);
-	ASSERT_EQ(&c->w[1], w);
-
-	/* With the function tracer (debug) it must work: a typo is no skip. */
-	traced = kconfig_enabled("CONFIG_FUNCTION_TRACER") == 1;
-	if (traced)
-		ASSERT_EQ(0, umcg_ftrace_start(SWITCH_FN " " FALLBACK_FN));
-	v0 = ctxt_switches(me, "voluntary_ctxt_switches");
-	iv0 = ctxt_switches(me, "nonvoluntary_ctxt_switches");
-	ASSERT_LE(0, v0);
-	ASSERT_LE(0, iv0);
-	for (i = 0; i < PINGS; i++) {
-		ASSERT_EQ(0, umcg_run_worker(&c->s, w, 0));
-		ASSERT_TRUE(umcg_server_settle(&c->s));
-		w = umcg_rq_pop(&c->s);
-		ASSERT_EQ(&c->w[1], w);
-	}
-	v1 = ctxt_switches(me, "voluntary_ctxt_switches");
-	iv1 = ctxt_switches(me, "nonvoluntary_ctxt_switches");
-	if (traced) {
-		switches = umcg_ftrace_count(SWITCH_FN, me);
-		fallbacks = umcg_ftrace_count(FALLBACK_FN, me);
-		umcg_ftrace_off();
-	}
-	/* the last run: the worker unregisters */
-	ASSERT_EQ(0, umcg_run_worker(&c->s, w, 0));
-	ASSERT_EQ(0, pthread_join(t, &ret));
-	EXPECT_EQ(NULL, ret);
-	EXPECT_EQ(0, umcg_unregister());
-	TH_LOG("%d runs: %ld voluntary, %ld involuntary context switches of the server",
-	       PINGS, v1 - v0, iv1 - iv0);
-	/* the server blocked for each run... */
-	EXPECT_LE(PINGS, v1 - v0);
-	/* ...and was not preempted by the worker it woke (a tick may) */
-	EXPECT_GT(PINGS / 20, iv1 - iv0);
-	/*
-	 * ...through the fused wake: on a kernel without PREEMPT a plain
-	 * wakeup and schedule() pass the two checks above as well, so count
-	 * the fused path (with the function tracer, in debug).
-	 */
-	if (!traced) {
-		TH_LOG("no function tracer: the fused wake is not counted here");
-		return;
-	}
-	TH_LOG("%d runs: %d umcg_switch_to(), %d try_to_wake_up() by the server",
-	       PINGS, switches, fallbacks);
-	ksft_print_msg("metric: umcg_fused_wakes_per_run=%.2f\n",
-		       (double)(switches - fallbacks) / PINGS);
-	/*
-	 * Every run goes through umcg_switch_to(), and none falls back to
-	 * try_to_wake_up() (0 of 300 in debug): a fast path that silently
-	 * falls back counts one per run.  Half leaves room for the odd
-	 * wakeup of something else.
-	 */
-	EXPECT_LE(PINGS, switches);
-	EXPECT_GT(PINGS / 2, fallbacks);
-}
-
-/*
- * Patch 10's fallback and its delayed-dequeue branch.  A worker that
- * records the CPU it runs on and, before each yield, spins for c->spin_ns
- * (so that it has used more than its share when it sleeps).
- */
-#define RUNS	200
-
-static struct {
-	struct umcg_group	g;
-	struct umcg_server	s;
-	struct umcg_worker	w;
-	uint64_t		spin_ns;
-	int			policy[RUNS];
-	int			cpu[RUNS];
-	int			hog_stop;
-	unsigned long		hog_spins;
-	int			quit;		/* leave at the next run */
-} *fc;
-
-static void *cpu_worker(void *arg)
-{
-	int i;
-
-	(void)arg;
-	if (umcg_worker_register(&fc->w, &fc->g, NULL))
-		return (void *)1;
-	for (i = 0; i < RUNS; i++) {
-		fc->cpu[i] = sched_getcpu();
-		fc->policy[i] = sched_getscheduler(0);
-		umcg_spin_ns(fc->spin_ns);
-		if (__atomic_load_n(&fc->quit, __ATOMIC_SEQ_CST))
-			break;
-		if (umcg_worker_yield(&fc->w))
-			return (void *)2;
-	}
-	umcg_worker_unregister(&fc->w, &fc->g);
-	return NULL;
-}
-
 /* One CPU for the caller (and the threads it creates); its number. */
 static int pin_here(void)
 {
@@ -419,6 +286,163 @@ static int pin_tid(pid_t tid, int cpu)
 	return sched_setaffinity(tid, sizeof(one), &one);
 }
 
+/*
+ * umcg_switch_to() (patch 10) wakes the worker itself, under this CPU's
+ * runqueue lock, or falls back to try_to_wake_up(): counted per caller.
+ */
+#define SWITCH_FN	"umcg_switch_to"
+#define FALLBACK_FN	"try_to_wake_up"
+
+/*
+ * With the function tracer (debug): the server's calls of umcg_switch_to()
+ * and of try_to_wake_up() while a test's runs go on, and of @extra_fn if
+ * it is given.
+ */
+struct path_count {
+	int		traced, switches, fallbacks, extra;
+	const char	*extra_fn;
+};
+
+static int path_count_start(struct path_count *pc, const char *extra_fn)
+{
+	char fns[128];
+
+	pc->traced = kconfig_enabled("CONFIG_FUNCTION_TRACER") == 1;
+	pc->switches = pc->fallbacks = pc->extra = -1;
+	pc->extra_fn = extra_fn;
+	snprintf(fns, sizeof(fns), SWITCH_FN " " FALLBACK_FN " %s",
+		 extra_fn ? extra_fn : "");
+	/* With the function tracer it must work: a typo is no skip. */
+	return pc->traced ? umcg_ftrace_start(fns) : 0;
+}
+
+static void path_count_stop(struct path_count *pc, pid_t server)
+{
+	if (!pc->traced)
+		return;
+	pc->switches = umcg_ftrace_count(SWITCH_FN, server);
+	pc->fallbacks = umcg_ftrace_count(FALLBACK_FN, server);
+	if (pc->extra_fn)
+		pc->extra = umcg_ftrace_count(pc->extra_fn, server);
+	umcg_ftrace_off();
+}
+
+/*
+ * A server that runs a worker on its own CPU switches to it: the worker is
+ * woken and run in one step, and the server blocks (a voluntary context
+ * switch).  With a plain wakeup followed by a sleep, a preemptible kernel
+ * (debug) let the woken worker preempt the server first, an involuntary
+ * switch for every run.  Only the server and its worker share the CPU, so
+ * nothing else preempts the server either.
+ */
+TEST(switch_on_one_cpu_is_voluntary)
+{
+	long v0, v1, iv0, iv1;
+	struct path_count pc;
+	struct umcg_worker *w;
+	pid_t me = umcg_gettid();
+	void *ret;
+	pthread_t t;
+	int i;
+
+	UMCG_REQUIRE();
+	ASSERT_LE(0, pin_here());
+	UMCG_TEST_SERVER(c);
+	/* the worker inherits the server's one CPU */
+	ASSERT_EQ(0, pthread_create(&t, NULL, ping_worker, NULL));
+	ASSERT_EQ(1, wait_idle_list(&c->g, 1));
+	w = umcg_take_idle(&c->g);
+	ASSERT_EQ(&c->w[1], w);
+
+	ASSERT_EQ(0, path_count_start(&pc, NULL));
+	v0 = ctxt_switches(me, "voluntary_ctxt_switches");
+	iv0 = ctxt_switches(me, "nonvoluntary_ctxt_switches");
+	ASSERT_LE(0, v0);
+	ASSERT_LE(0, iv0);
+	for (i = 0; i < PINGS; i++) {
+		ASSERT_EQ(0, umcg_run_worker(&c->s, w, 0));
+		ASSERT_TRUE(umcg_server_settle(&c->s));
+		w = umcg_rq_pop(&c->s);
+		ASSERT_EQ(&c->w[1], w);
+	}
+	v1 = ctxt_switches(me, "voluntary_ctxt_switches");
+	iv1 = ctxt_switches(me, "nonvoluntary_ctxt_switches");
+	path_count_stop(&pc, me);
+	/* the last run: the worker unregisters */
+	ASSERT_EQ(0, umcg_run_worker(&c->s, w, 0));
+	ASSERT_EQ(0, pthread_join(t, &ret));
+	EXPECT_EQ(NULL, ret);
+	EXPECT_EQ(0, umcg_unregister());
+	TH_LOG("%d runs: %ld voluntary, %ld involuntary context switches of the server",
+	       PINGS, v1 - v0, iv1 - iv0);
+	/* the server blocked for each run... */
+	EXPECT_LE(PINGS, v1 - v0);
+	/* ...and was not preempted by the worker it woke (a tick may) */
+	EXPECT_GT(PINGS / 20, iv1 - iv0);
+	/*
+	 * ...through the fused wake: on a kernel without PREEMPT a plain
+	 * wakeup and schedule() pass the two checks above as well, so count
+	 * the fused path (with the function tracer, in debug).
+	 */
+	if (!pc.traced) {
+		TH_LOG("no function tracer: the fused wake is not counted here");
+		return;
+	}
+	TH_LOG("%d runs: %d umcg_switch_to(), %d try_to_wake_up() by the server",
+	       PINGS, pc.switches, pc.fallbacks);
+	ksft_print_msg("metric: umcg_fused_wakes_per_run=%.2f\n",
+		       (double)(pc.switches - pc.fallbacks) / PINGS);
+	/*
+	 * Every run goes through umcg_switch_to(), and none falls back to
+	 * try_to_wake_up() (0 of 300 in debug): a fast path that silently
+	 * falls back counts one per run.  Half leaves room for the odd
+	 * wakeup of something else.
+	 */
+	EXPECT_LE(PINGS, pc.switches);
+	EXPECT_GT(PINGS / 2, pc.fallbacks);
+}
+
+/*
+ * Patch 10's fallback, its delayed-dequeue branch and races with it.  A
+ * worker that records the CPU and policy it runs with (run i in slot
+ * i % RUNS) and, before each yield, spins for fc->spin_ns (so that it has
+ * used more than its share when it sleeps), until it is told to leave.
+ */
+#define RUNS	200
+
+static struct {
+	struct umcg_group	g;
+	struct umcg_server	s, k;	/* k: the storm's second server */
+	struct umcg_worker	w;
+	uint64_t		spin_ns;
+	int			policy[RUNS];
+	int			cpu[RUNS];
+	int			hog_stop;
+	int			quit;		/* leave at the next run */
+	int			storm_stop, storm_cpu;
+	long			wakes, kills;
+} *fc;
+
+static void *cpu_worker(void *arg)
+{
+	int i;
+
+	(void)arg;
+	if (umcg_worker_register(&fc->w, &fc->g, NULL))
+		return (void *)1;
+	for (i = 0; ; i++) {
+		fc->cpu[i % RUNS] = sched_getcpu();
+		fc->policy[i % RUNS] = sched_getscheduler(0);
+		umcg_spin_ns(fc->spin_ns);
+		if (__atomic_load_n(&fc->quit, __ATOMIC_SEQ_CST))
+			break;
+		if (umcg_worker_yield(&fc->w))
+			return (void *)2;
+	}
+	umcg_worker_unregister(&fc->w, &fc->g);
+	return NULL;
+}
+
 /* Run fc->w once, to its next yield; 0 or a negative errno. */
 static int run_once(struct umcg_worker **w)
 {
@@ -429,7 +453,7 @@ static int run_once(struct umcg_worker **w)
 	while (!umcg_server_settle(&fc->s)) {
 		ret = umcg_server_wait_current(&fc->s,
 					       umcg_deadline(20000000000ULL));
-		if (ret && ret != -EINTR)
+		if (ret)
 			return ret;
 	}
 	*w = umcg_rq_pop(&fc->s);
@@ -454,31 +478,6 @@ static void *finish_cpu_worker(struct umcg_worker *w, pthread_t t)
 	if (!umcg_run_worker(&fc->s, w, umcg_deadline(20000000000ULL)))
 		pthread_join(t, &ret);
 	return ret;
-}
-
-/*
- * With the function tracer (debug): the server's calls of umcg_switch_to()
- * and of try_to_wake_up() while the runs of a fallback test go on.
- */
-struct path_count {
-	int	traced, switches, fallbacks;
-};
-
-static int path_count_start(struct path_count *pc)
-{
-	pc->traced = kconfig_enabled("CONFIG_FUNCTION_TRACER") == 1;
-	pc->switches = pc->fallbacks = -1;
-	/* With the function tracer it must work: a typo is no skip. */
-	return pc->traced ? umcg_ftrace_start(SWITCH_FN " " FALLBACK_FN) : 0;
-}
-
-static void path_count_stop(struct path_count *pc, pid_t server)
-{
-	if (!pc->traced)
-		return;
-	pc->switches = umcg_ftrace_count(SWITCH_FN, server);
-	pc->fallbacks = umcg_ftrace_count(FALLBACK_FN, server);
-	umcg_ftrace_off();
 }
 
 /* The worker leaves; every run switched, and every one fell back. */
@@ -524,7 +523,7 @@ TEST(fallback_for_a_worker_that_may_not_run_here)
 	w = start_cpu_worker(&t);
 	ASSERT_EQ(&fc->w, w);
 
-	ASSERT_EQ(0, path_count_start(&pc));
+	ASSERT_EQ(0, path_count_start(&pc, NULL));
 	for (i = 0; i < RUNS; i++) {
 		target = i % 2 ? here : there;
 		ASSERT_EQ(0, pin_tid(w->tid, target));
@@ -558,7 +557,7 @@ TEST(fallback_for_a_realtime_worker)
 	ASSERT_EQ(0, sched_setscheduler(w->tid, SCHED_FIFO, &fifo))
 		TH_LOG("sched_setscheduler: %s", strerror(errno));
 
-	ASSERT_EQ(0, path_count_start(&pc));
+	ASSERT_EQ(0, path_count_start(&pc, NULL));
 	for (i = 0; i < RUNS; i++) {
 		ASSERT_EQ(0, run_once(&w));
 		ASSERT_EQ(SCHED_FIFO, fc->policy[i]);
@@ -571,26 +570,17 @@ static void *hog(void *arg)
 {
 	(void)arg;
 	while (!__atomic_load_n(&fc->hog_stop, __ATOMIC_RELAXED))
-		fc->hog_spins++;
+		;
 	return NULL;
 }
 
-/*
- * A worker that yields after using more than its share of a CPU that a
- * hog shares with it is not eligible when it sleeps: EEVDF's delayed
- * dequeue leaves it queued (sched_delayed) until it is picked.  When its
- * server switches to it before that, umcg_wake_here() must requeue it
- * (ENQUEUE_DELAYED, as ttwu_runnable() does): woken without that, it
- * would be dequeued as it is picked, TASK_RUNNING but off the runqueue,
- * and never run again.  With the function tracer (debug) the branch is
- * counted (requeue_delayed_entity() by the server).
- */
+/* umcg_wake_here()'s delayed-dequeue branch, counted by the tracer. */
 #define REQUEUE_FN	"requeue_delayed_entity"
 
 static void runs_beside_a_hog(struct __test_metadata *_metadata, bool core)
 {
-	int traced, requeues = -1, switches = -1, fallbacks = -1;
 	unsigned long long cookie = 0;
+	struct path_count pc;
 	pid_t me = umcg_gettid();
 	struct umcg_worker *w;
 	pthread_t t, h;
@@ -621,38 +611,30 @@ static void runs_beside_a_hog(struct __test_metadata *_metadata, bool core)
 		ASSERT_EQ(0, prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET, w->tid,
 				   PR_SCHED_CORE_SCOPE_THREAD, &cookie));
 
-	traced = kconfig_enabled("CONFIG_FUNCTION_TRACER") == 1;
-	if (traced)
-		ASSERT_EQ(0, umcg_ftrace_start(REQUEUE_FN " " SWITCH_FN " "
-					       FALLBACK_FN));
+	ASSERT_EQ(0, path_count_start(&pc, REQUEUE_FN));
 	for (i = 0; i < RUNS; i++)
 		ASSERT_EQ(0, run_once(&w)) TH_LOG("run %d", i);
-	if (traced) {
-		requeues = umcg_ftrace_count(REQUEUE_FN, me);
-		switches = umcg_ftrace_count(SWITCH_FN, me);
-		fallbacks = umcg_ftrace_count(FALLBACK_FN, me);
-		umcg_ftrace_off();
-	}
+	path_count_stop(&pc, me);
 	__atomic_store_n(&fc->hog_stop, 1, __ATOMIC_RELAXED);
 	pthread_join(h, NULL);
 	EXPECT_EQ(NULL, finish_cpu_worker(w, t));
 	EXPECT_EQ(0, umcg_unregister());
-	if (!traced)
+	if (!pc.traced)
 		return;
 	TH_LOG("%d runs beside a hog%s: %d switches, %d of them requeued a delayed worker, %d try_to_wake_up() by the server",
-	       RUNS, core ? ", core scheduling on" : "", switches, requeues,
-	       fallbacks);
+	       RUNS, core ? ", core scheduling on" : "", pc.switches, pc.extra,
+	       pc.fallbacks);
 	if (!core)
-		ksft_print_msg("metric: umcg_delayed_requeues=%d\n", requeues);
-	EXPECT_LE(RUNS, switches);
+		ksft_print_msg("metric: umcg_delayed_requeues=%d\n", pc.extra);
+	EXPECT_LE(RUNS, pc.switches);
 	/*
 	 * The requeues were umcg_wake_here()'s: try_to_wake_up() requeues a
 	 * delayed task too (ttwu_runnable()), so it must not have run them.
 	 */
-	EXPECT_LT(0, requeues) TH_LOG("the delayed-dequeue branch never ran");
-	EXPECT_GT(RUNS / 2, fallbacks);
+	EXPECT_LT(0, pc.extra) TH_LOG("the delayed-dequeue branch never ran");
+	EXPECT_GT(RUNS / 2, pc.fallbacks);
 	/* (each fallback requeues at most once) */
-	EXPECT_GT(requeues, fallbacks);
+	EXPECT_GT(pc.extra, pc.fallbacks);
 }
 
 /*
@@ -705,18 +687,6 @@ struct umcg_sched_attr {
 #define UMCG_SCHED_FLAG_KEEP_ALL	0x18
 #define UMCG_SCHED_FLAG_UTIL_CLAMP	0x60
 
-static int put_str(const char *path, const char *v)
-{
-	int fd = open(path, O_WRONLY), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, v, strlen(v)) != (ssize_t)strlen(v))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 /* A field of /proc/self/task/@tid/sched ("key   :   value"); -1 if absent. */
 static long task_sched_field(pid_t tid, const char *key)
 {
@@ -754,25 +724,18 @@ TEST(switch_accounted_with_uclamp_in_a_cpu_cgroup)
 
 	UMCG_REQUIRE();
 	ASSERT_LE(0, pin_here());
-	mkdir(CG_SW_ROOT, 0755);
-	if (mount("cgroup2", CG_SW_ROOT, "cgroup2", 0, NULL)) {
-		err = errno;
-		rmdir(CG_SW_ROOT);
-		if (err == ENODEV)
-			SKIP(return, "no cgroup v2 in this kernel");
-		ASSERT_EQ(0, err) TH_LOG("mount cgroup2: %s", strerror(err));
-	}
-	err = put_str(CG_SW_ROOT "/cgroup.subtree_control", "+cpu");
+	err = umcg_cgroup_mount(CG_SW_ROOT, CG_SW);
+	if (err == ENODEV)
+		SKIP(return, "no cgroup v2 in this kernel");
+	ASSERT_EQ(0, err) TH_LOG("cgroup2 at " CG_SW ": %s", strerror(err));
+	err = umcg_write_file(CG_SW_ROOT "/cgroup.subtree_control", "+cpu");
 	if (err) {
-		umount(CG_SW_ROOT);
-		rmdir(CG_SW_ROOT);
+		umcg_cgroup_umount(CG_SW_ROOT, CG_SW);
 		ASSERT_EQ(-EINVAL, err) TH_LOG("+cpu: %s", strerror(-err));
 		SKIP(return, "no cpu controller (CONFIG_CGROUP_SCHED not set)");
 	}
-	rmdir(CG_SW);
-	ASSERT_EQ(0, mkdir(CG_SW, 0755));
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	ASSERT_EQ(0, put_str(CG_SW "/cgroup.procs", pid));
+	ASSERT_EQ(0, umcg_write_file(CG_SW "/cgroup.procs", pid));
 
 	UMCG_TEST_SERVER(fc);
 	w = start_cpu_worker(&t);
@@ -796,11 +759,9 @@ TEST(switch_accounted_with_uclamp_in_a_cpu_cgroup)
 out:
 	EXPECT_EQ(NULL, finish_cpu_worker(w, t));
 	EXPECT_EQ(0, umcg_unregister());
-	EXPECT_EQ(0, put_str(CG_SW_ROOT "/cgroup.procs", pid));
-	EXPECT_EQ(0, rmdir(CG_SW));
-	EXPECT_EQ(0, put_str(CG_SW_ROOT "/cgroup.subtree_control", "-cpu"));
-	umount(CG_SW_ROOT);
-	rmdir(CG_SW_ROOT);
+	EXPECT_EQ(0, umcg_write_file(CG_SW_ROOT "/cgroup.procs", pid));
+	EXPECT_EQ(0, umcg_write_file(CG_SW_ROOT "/cgroup.subtree_control", "-cpu"));
+	EXPECT_EQ(0, umcg_cgroup_umount(CG_SW_ROOT, CG_SW));
 }
 
 /*
@@ -816,15 +777,6 @@ out:
  */
 #define STORM_RUNS	500
 
-static struct {
-	struct umcg_group	g;
-	struct umcg_server	s, k;
-	struct umcg_worker	w;
-	int			stop;
-	long			wakes, kills;
-	int			there;
-} *st;
-
 static long storm_handled;
 
 static void storm_handler(int sig)
@@ -833,36 +785,22 @@ static void storm_handler(int sig)
 	__atomic_add_fetch(&storm_handled, 1, __ATOMIC_RELAXED);
 }
 
-static void *storm_worker(void *arg)
-{
-	int i;
-
-	(void)arg;
-	if (umcg_worker_register(&st->w, &st->g, NULL))
-		return (void *)1;
-	for (i = 0; i < STORM_RUNS; i++)
-		if (umcg_worker_yield(&st->w))
-			return (void *)2;
-	umcg_worker_unregister(&st->w, &st->g);
-	return NULL;
-}
-
 static void *stormer(void *arg)
 {
 	long n = 0;
 
 	(void)arg;
-	if (pin_tid(0, st->there) || umcg_server_register(&st->k, &st->g))
+	if (pin_tid(0, fc->storm_cpu) || umcg_server_register(&fc->k, &fc->g))
 		return (void *)1;
-	st->k.task.next_tid = st->w.tid;
-	while (!__atomic_load_n(&st->stop, __ATOMIC_RELAXED)) {
+	fc->k.task.next_tid = fc->w.tid;
+	while (!__atomic_load_n(&fc->storm_stop, __ATOMIC_RELAXED)) {
 		if (!umcg_wait(UMCG_WAIT_WAKE_ONLY, 0))
-			st->wakes++;
+			fc->wakes++;
 		if (!(++n % 8) &&
-		    !syscall(SYS_tgkill, getpid(), st->w.tid, SIGUSR1))
-			st->kills++;
+		    !syscall(SYS_tgkill, getpid(), fc->w.tid, SIGUSR1))
+			fc->kills++;
 	}
-	st->k.task.next_tid = 0;
+	fc->k.task.next_tid = 0;
 	umcg_unregister();
 	return NULL;
 }
@@ -881,33 +819,22 @@ TEST(switch_under_wake_and_signal_storm)
 	here = pin_here();
 	ASSERT_LE(0, here);
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
-	UMCG_TEST_SERVER(st);
-	st->there = here ? 0 : 1;
-	ASSERT_EQ(0, pthread_create(&t, NULL, storm_worker, NULL));
-	ASSERT_TRUE(umcg_wait_idle_list(&st->g, 10000));
-	w = umcg_take_idle(&st->g);
-	ASSERT_EQ(&st->w, w);
+	UMCG_TEST_SERVER(fc);
+	fc->storm_cpu = here ? 0 : 1;
+	w = start_cpu_worker(&t);
+	ASSERT_EQ(&fc->w, w);
 	ASSERT_EQ(0, pthread_create(&k, NULL, stormer, NULL));
 
-	for (i = 0; i < STORM_RUNS; i++) {
-		ASSERT_EQ(0, umcg_run_worker(&st->s, w, umcg_deadline(20000000000ULL)))
-			TH_LOG("run %d", i);
-		while (!umcg_server_settle(&st->s))
-			ASSERT_EQ(0, umcg_server_wait_current(&st->s,
-							      umcg_deadline(20000000000ULL)));
-		w = umcg_rq_pop(&st->s);
-		ASSERT_EQ(&st->w, w);
-	}
-	__atomic_store_n(&st->stop, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < STORM_RUNS; i++)
+		ASSERT_EQ(0, run_once(&w)) TH_LOG("run %d", i);
+	__atomic_store_n(&fc->storm_stop, 1, __ATOMIC_RELAXED);
 	ASSERT_EQ(0, pthread_join(k, &ret));
 	ASSERT_EQ(NULL, ret);
-	ASSERT_EQ(0, umcg_run_worker(&st->s, w, umcg_deadline(20000000000ULL)));
-	ASSERT_EQ(0, pthread_join(t, &ret));
-	EXPECT_EQ(NULL, ret);
+	EXPECT_EQ(NULL, finish_cpu_worker(w, t));
 	EXPECT_EQ(0, umcg_unregister());
 	TH_LOG("%d runs under %ld WAKE_ONLY calls and %ld signals (%ld handled)",
-	       STORM_RUNS, st->wakes, st->kills, storm_handled);
-	EXPECT_LT(0, st->wakes);
+	       STORM_RUNS, fc->wakes, fc->kills, storm_handled);
+	EXPECT_LT(0, fc->wakes);
 	EXPECT_LT(0, storm_handled);
 }
 

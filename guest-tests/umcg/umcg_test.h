@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -289,6 +291,83 @@ static inline char umcg_task_state_letter(pid_t tid)
 	if (!umcg_task_status(getpid(), tid, "State", buf, sizeof(buf)))
 		return '?';
 	return buf[0];
+}
+
+/*
+ * Wait (polling) until thread @tid of process @pid sleeps interruptibly
+ * (state S: in the call the test means, once it got there) for up to
+ * @timeout_ms; true if it does.
+ */
+static inline bool umcg_wait_asleep(pid_t pid, pid_t tid, int timeout_ms)
+{
+	char buf[64];
+
+	for (; timeout_ms > 0; timeout_ms--) {
+		if (umcg_task_status(pid, tid, "State", buf, sizeof(buf)) &&
+		    buf[0] == 'S')
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+/* Write @s to the file @path (sysfs, cgroupfs, tracefs): 0 or -errno. */
+static inline int umcg_write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * Mount cgroup v2 at @root and make the empty child cgroup @dir: 0 or an
+ * errno (ENODEV: no cgroup v2 in this kernel).
+ */
+static inline int umcg_cgroup_mount(const char *root, const char *dir)
+{
+	int err;
+
+	mkdir(root, 0755);
+	if (mount("cgroup2", root, "cgroup2", 0, NULL)) {
+		err = errno;
+		rmdir(root);
+		return err;
+	}
+	rmdir(dir);
+	return mkdir(dir, 0755) ? errno : 0;
+}
+
+/* Remove @dir (0 or an errno) and unmount @root again. */
+static inline int umcg_cgroup_umount(const char *root, const char *dir)
+{
+	int err = rmdir(dir) ? errno : 0;
+
+	umount(root);
+	rmdir(root);
+	return err;
+}
+
+/*
+ * Server @s runs @w and waits until @w is no longer its RUNNING worker
+ * (blocked, yielded, preempted or gone), all within @timeout_ns:
+ * 0, or umcg_run_worker()'s or umcg_server_wait_current()'s error.
+ */
+static inline int umcg_run_until_back(struct umcg_server *s,
+				      struct umcg_worker *w,
+				      uint64_t timeout_ns)
+{
+	uint64_t deadline = umcg_deadline(timeout_ns);
+	int ret = umcg_run_worker(s, w, deadline);
+
+	while (!ret && umcg_still_running(s, w))
+		ret = umcg_server_wait_current(s, deadline);
+	return ret;
 }
 
 /*
