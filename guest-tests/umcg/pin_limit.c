@@ -115,6 +115,37 @@ static void *registrar(void *arg)
 	return NULL;	/* exit ends the registration */
 }
 
+/* A thread registers on @task and stays: 0 or its errno, -1 if none ran. */
+static int register_thread(struct reg *r, pthread_t *t, void *task)
+{
+	memset(r, 0, sizeof(*r));
+	r->task = task;
+	if (pthread_create(t, NULL, registrar, r))
+		return -1;
+	while (!__atomic_load_n(&r->registered, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	return r->ret;
+}
+
+static void leave_all(struct reg *r, pthread_t *t, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		__atomic_store_n(&r[i].leave, 1, __ATOMIC_SEQ_CST);
+		pthread_join(t[i], NULL);
+	}
+}
+
+static int limit_pages(long pages)
+{
+	struct rlimit rl = { pages * 4096, pages * 4096 };
+
+	if (drop_cap_ipc_lock())
+		return 3;
+	return setrlimit(RLIMIT_MEMLOCK, &rl) ? 4 : 0;
+}
+
 /*
  * In a child without CAP_IPC_LOCK and with RLIMIT_MEMLOCK of LIMIT_PAGES
  * pages: LIMIT_PAGES tasks register, the next one gets ENOMEM.  Exit code
@@ -128,30 +159,24 @@ struct limit_result {
 static int limit_child(void *arg)
 {
 	struct limit_result *out = arg;
-	struct rlimit rl = { LIMIT_PAGES * 4096, LIMIT_PAGES * 4096 };
 	struct reg r[LIMIT_PAGES + 1];
 	pthread_t t[LIMIT_PAGES + 1];
-	int i;
+	int i, ret = limit_pages(LIMIT_PAGES);
+	void *task;
 
-	if (drop_cap_ipc_lock())
-		return 2;
-	if (setrlimit(RLIMIT_MEMLOCK, &rl))
-		return 3;
+	if (ret)
+		return ret;
 	out->pin_kb[0] = vm_pin_kb();
 	for (i = 0; i <= LIMIT_PAGES; i++) {
-		memset(&r[i], 0, sizeof(r[i]));
-		r[i].task = umcg_test_zalloc(4096);	/* a page each */
-		if (!r[i].task || pthread_create(&t[i], NULL, registrar, &r[i]))
-			return 4;
-		while (!__atomic_load_n(&r[i].registered, __ATOMIC_SEQ_CST))
-			usleep(1000);
-		out->rets[i] = r[i].ret;
+		task = umcg_test_zalloc(4096);	/* a page each */
+		if (!task)
+			return 6;
+		out->rets[i] = register_thread(&r[i], &t[i], task);
+		if (out->rets[i] < 0)
+			return 5;
 		out->pin_kb[i + 1] = vm_pin_kb();
 	}
-	for (i = 0; i <= LIMIT_PAGES; i++) {
-		__atomic_store_n(&r[i].leave, 1, __ATOMIC_SEQ_CST);
-		pthread_join(t[i], NULL);
-	}
+	leave_all(r, t, LIMIT_PAGES + 1);
 	out->pin_kb[LIMIT_PAGES + 2] = vm_pin_kb();
 	return 0;
 }
@@ -184,22 +209,22 @@ TEST(memlock_limit)
 TEST(cap_ipc_lock_not_limited)
 {
 	struct rlimit rl = { 0, 0 }, old;
-	struct reg r = { 0 };
+	struct reg r;
 	pthread_t t;
+	void *task;
+	int ret;
 
 	UMCG_REQUIRE();
 	/* This test runs as root: CAP_IPC_LOCK. */
 	ASSERT_EQ(0, getrlimit(RLIMIT_MEMLOCK, &old));
 	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
-	r.task = umcg_test_zalloc(4096);
-	ASSERT_NE(NULL, r.task);
-	ASSERT_EQ(0, pthread_create(&t, NULL, registrar, &r));
-	while (!__atomic_load_n(&r.registered, __ATOMIC_SEQ_CST))
-		usleep(1000);
-	EXPECT_EQ(0, r.ret);
+	task = umcg_test_zalloc(4096);
+	ASSERT_NE(NULL, task);
+	ret = register_thread(&r, &t, task);
+	ASSERT_LE(0, ret);
+	EXPECT_EQ(0, ret);
 	EXPECT_EQ(4, vm_pin_kb());
-	__atomic_store_n(&r.leave, 1, __ATOMIC_SEQ_CST);
-	pthread_join(t, NULL);
+	leave_all(&r, &t, 1);
 	EXPECT_EQ(0, vm_pin_kb());
 	setrlimit(RLIMIT_MEMLOCK, &old);
 }
@@ -388,37 +413,6 @@ static char *thp_alloc(int n, char *why, size_t len)
 		return NULL;
 	}
 	return huge;
-}
-
-/* A thread registers on @task and stays: 0 or its errno, -1 if none ran. */
-static int register_thread(struct reg *r, pthread_t *t, void *task)
-{
-	memset(r, 0, sizeof(*r));
-	r->task = task;
-	if (pthread_create(t, NULL, registrar, r))
-		return -1;
-	while (!__atomic_load_n(&r->registered, __ATOMIC_SEQ_CST))
-		usleep(1000);
-	return r->ret;
-}
-
-static void leave_all(struct reg *r, pthread_t *t, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++) {
-		__atomic_store_n(&r[i].leave, 1, __ATOMIC_SEQ_CST);
-		pthread_join(t[i], NULL);
-	}
-}
-
-static int limit_pages(long pages)
-{
-	struct rlimit rl = { pages * 4096, pages * 4096 };
-
-	if (drop_cap_ipc_lock())
-		return 3;
-	return setrlimit(RLIMIT_MEMLOCK, &rl) ? 4 : 0;
 }
 
 struct thp_result {

@@ -480,10 +480,13 @@ static void *finish_cpu_worker(struct umcg_worker *w, pthread_t t)
 	return ret;
 }
 
-/* The worker leaves; every run switched, and every one fell back. */
+/*
+ * The worker leaves; every run switched, and at least @fell_back of them
+ * fell back to try_to_wake_up().
+ */
 static void finish_fallback_runs(struct __test_metadata *_metadata,
 				 struct umcg_worker *w, pthread_t t,
-				 struct path_count *pc)
+				 struct path_count *pc, int fell_back)
 {
 	EXPECT_EQ(NULL, finish_cpu_worker(w, t));
 	EXPECT_EQ(0, umcg_unregister());
@@ -492,7 +495,7 @@ static void finish_fallback_runs(struct __test_metadata *_metadata,
 	TH_LOG("%d runs: %d umcg_switch_to(), %d try_to_wake_up() by the server",
 	       RUNS, pc->switches, pc->fallbacks);
 	EXPECT_LE(RUNS, pc->switches);
-	EXPECT_LE(RUNS, pc->fallbacks);
+	EXPECT_LE(fell_back, pc->fallbacks);
 }
 
 /*
@@ -501,8 +504,10 @@ static void finish_fallback_runs(struct __test_metadata *_metadata,
  * umcg_wake_here() leaves it to try_to_wake_up(), which moves it.  The
  * runs alternate between the other CPU (the worker's last CPU is the
  * server's, not allowed) and the server's (the worker's last CPU is the
- * other one): every run falls back, and the worker always runs where its
- * affinity says.
+ * other one): the worker always runs where its affinity says, and every
+ * run to the other CPU falls back.  (A run to the server's CPU need not:
+ * the worker may be on the server's CPU already when it is woken, and
+ * may run there; 191 fallbacks in 200 runs were seen in debug.)
  */
 TEST(fallback_for_a_worker_that_may_not_run_here)
 {
@@ -532,7 +537,7 @@ TEST(fallback_for_a_worker_that_may_not_run_here)
 						   i, fc->cpu[i], target);
 	}
 	path_count_stop(&pc, me);
-	finish_fallback_runs(_metadata, w, t, &pc);
+	finish_fallback_runs(_metadata, w, t, &pc, RUNS / 2);
 }
 
 /*
@@ -563,7 +568,8 @@ TEST(fallback_for_a_realtime_worker)
 		ASSERT_EQ(SCHED_FIFO, fc->policy[i]);
 	}
 	path_count_stop(&pc, me);
-	finish_fallback_runs(_metadata, w, t, &pc);
+	/* never the fast path: every run falls back */
+	finish_fallback_runs(_metadata, w, t, &pc, RUNS);
 }
 
 static void *hog(void *arg)
