@@ -211,6 +211,11 @@ PARAMS = {
             'every feature TCG emulates, AMD SVM with nested paging among '
             'them; empty: QEMU\'s default (qemu64: SVM without nested '
             'paging). Under KVM the host\'s (-cpu host)'),
+    'localmodconfig': (_text, '', 'a module list of configs/ (lsmod '
+                       'output; # comments) that the kernel\'s make '
+                       'localmodconfig cuts Debian\'s modules down to, '
+                       'before the fragments are merged: built-in choices '
+                       'stay Debian\'s; only with config = debian'),
     'series_check': (_yes_no, 'no', 'make series-check builds its kernel '
                      'from the head of the series: a configuration no '
                      'variant of the default set has (!SMP, PREEMPT_RT) '
@@ -420,11 +425,13 @@ class Variant:
     kernel: str                     # the variant whose kernel it boots
     boot_only: bool                 # kernel is another variant's
     fragment_files: list[str]       # merge_config.sh's inputs, in order
+    module_list: str | None         # localmodconfig's lsmod list
 
     def __init__(self, name: str) -> None:
         self.files = _chain(name)
         self.name = name
         self.chain = [f.name for f in self.files]
+        self.module_list = None
         raw, origin = _apply(self.files, PARAMS)
         for key, var in ENV_OVERRIDES.items():
             if os.environ.get(var):
@@ -450,6 +457,7 @@ class Variant:
                                korigin['kernel'], kernel, kv.kernel))
             self.kernel = kernel
             self.fragment_files = kv.fragment_files
+            self.module_list = kv.module_list
         else:
             self.kernel = name
             extra = []
@@ -459,6 +467,18 @@ class Variant:
                     raise Fail("%s: fragments: no fragment '%s' in %s" % (
                         origin['fragments'], frag, rel_to_top(configs_dir())))
                 extra.append(path)
+            lm = self.params['localmodconfig']
+            if lm:
+                path = os.path.join(configs_dir(), lm)
+                if '/' in lm or not os.path.isfile(path):
+                    raise Fail("%s: localmodconfig: no module list '%s' in "
+                               "%s" % (origin['localmodconfig'], lm,
+                                       rel_to_top(configs_dir())))
+                if self.params['config'] != 'debian':
+                    raise Fail("%s: localmodconfig cuts down Debian's "
+                               "modules: it needs '#@ config = debian'" %
+                               origin['localmodconfig'])
+                self.module_list = path
             # base.config makes tinyconfig a QEMU guest; Debian's config
             # already is a whole machine's.
             base = [os.path.join(configs_dir(), 'base.config')] \
@@ -488,6 +508,11 @@ class Variant:
         # (what they are merged onto is an input of the kernel too)
         out = [] if self.params['config'] == 'tiny' else \
             ['# merged onto: %s' % self.params['config']]
+        if self.module_list:
+            # the modules localmodconfig keeps decide the config too
+            out.append('# localmodconfig: %s' % fragment_label(
+                self.module_list))
+            out.extend(modules(self.module_list))
         for p in self.fragment_files:
             if p.endswith('.variant'):
                 out.extend(_File(os.path.basename(p)[:-8]).kconfig)
@@ -522,6 +547,26 @@ class Variant:
             'initramfs_suites': {s: suite_conf(s)
                                  for s in self.initramfs_suites()},
         }
+
+
+def modules(path: str) -> list[str]:
+    """The module names of an lsmod list (its first column; comments, blank
+    lines and lsmod's header dropped), sorted, each once: what
+    localmodconfig reads of it."""
+    try:
+        with open(path, encoding='utf-8') as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        raise Fail('cannot read the module list: %s' % e) from None
+    names = set()
+    for ln in lines:
+        words = ln.split()
+        if not words or words[0].startswith('#') or words[0] == 'Module':
+            continue
+        if not re.fullmatch(r'[A-Za-z0-9_-]+', words[0]):
+            raise Fail('%s: not an lsmod line: %r' % (rel_to_top(path), ln))
+        names.add(words[0].replace('-', '_'))
+    return sorted(names)
 
 
 def suite_names() -> list[str]:

@@ -397,6 +397,47 @@ print("ok")
 	[ "$status" -eq 0 ]
 }
 
+@test "the distro packages job (GitHub, GitLab): by hand or on tags, the runner from a variable, ci/build-job of a Debian-config kernel, uploaded" {
+	run python3 - "$TOP/.github/workflows/distro-packages.yml" "$TOP/.gitlab-ci.yml" "$TOP" <<'PY'
+import os, re, subprocess, sys, yaml
+gh = yaml.safe_load(open(sys.argv[1]))
+gl = yaml.safe_load(open(sys.argv[2]))
+top = sys.argv[3]
+V = lambda *a: subprocess.run([os.path.join(top, "scripts/variant")] + list(a),
+                              capture_output=True, text=True, check=True).stdout.split()
+# YAML 1.1 reads the key "on" as True
+on = gh.get("on", gh.get(True))
+assert "workflow_dispatch" in on and on["push"]["tags"], on
+assert "pull_request" not in on and "branches" not in on["push"], on
+job = gh["jobs"]["packages"]
+assert re.fullmatch(r"\$\{\{ vars\.\w+ \|\| '[\w.-]+' \}\}", job["runs-on"]), job["runs-on"]
+assert job["timeout-minutes"] <= 360
+kernels = on["workflow_dispatch"]["inputs"]["variant"]["options"]
+assert "distro" in kernels, kernels
+for k in kernels:
+    # each a kernel of its own on Debian's config, not in the default set
+    assert V("get", k, "kernel") == [k] and V("get", k, "config") == ["debian"], k
+    assert k not in V("list"), k
+runs = [s.get("run", "") for s in job["steps"]]
+assert any(r.startswith('sudo --preserve-env=BASE_IMAGE,CCACHE_DIR ci/build-job "$KERNEL" "artifacts-$KERNEL"') for r in runs), runs
+up = [s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")]
+assert up and up[0]["with"]["path"].rstrip("/") == "artifacts-${{ env.KERNEL }}", up
+assert up[0]["with"].get("include-hidden-files") is False
+# GitLab: the same job, manual or on tags, its runner's tag from a variable
+d = gl["distro-packages"]
+assert d["stage"] in gl["stages"] and d["needs"] == [], d
+assert {"if": "$CI_COMMIT_TAG"} in d["rules"], d["rules"]
+assert any(r.get("when") == "manual" for r in d["rules"]), d["rules"]
+assert d["tags"] == ["$DISTRO_RUNNER_TAG"] and d["variables"]["DISTRO_RUNNER_TAG"], d
+assert V("get", d["variables"]["KERNEL"], "config") == ["debian"]
+assert 'ci/build-job "$KERNEL" "artifacts-$KERNEL"' in d["script"], d["script"]
+assert "artifacts-$KERNEL/" in d["artifacts"]["paths"]
+print("ok")
+PY
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
 @test "ci/build-job and ci/boot-job: a boot-only kernel and bad arguments are errors" {
 	run "$TOP/ci/build-job" isolated
 	[ "$status" -eq 2 ]

@@ -198,6 +198,46 @@ class SeriesTest(unittest.TestCase):
         with self.assertRaises(Fail):
             config.series_names()
 
+    def test_localmodconfig_module_list(self):
+        """A module list of configs/ is read as localmodconfig reads it
+        (first column, no header or comments, - as _), and it is an input of
+        the kernel: another list is another kconfig hash."""
+        self.p.write('configs/vm.lsmod', '# made by hand\n'
+                     'Module                  Size  Used by\n'
+                     'virtio_pci             24576  0\n'
+                     '9pnet-virtio           20480  1\n\n')
+        self.p.variant('vm', '#@ config = debian',
+                       '#@ localmodconfig = vm.lsmod', 'CONFIG_X=y')
+        v = config.Variant('vm')
+        self.assertEqual(['9pnet_virtio', 'virtio_pci'],
+                         config.modules(v.module_list))
+        self.assertIn('# localmodconfig: configs/vm.lsmod', v.kconfig_lines())
+        before = v.kconfig_sha256()
+        self.p.write('configs/vm.lsmod', 'virtio_pci 1 0\n')
+        self.assertNotEqual(before, config.Variant('vm').kconfig_sha256())
+        self.p.variant('boot', '#@ kernel = vm')
+        self.assertEqual(v.module_list, config.Variant('boot').module_list)
+
+    def test_localmodconfig_bad_input(self):
+        self.p.variant('a', '#@ config = debian',
+                       '#@ localmodconfig = none.lsmod')
+        with self.assertRaises(Fail) as e:
+            config.Variant('a')
+        self.assertIn("a.variant:2: localmodconfig: no module list "
+                      "'none.lsmod'", str(e.exception))
+        self.p.write('configs/vm.lsmod', 'virtio_pci 1 0\n')
+        self.p.variant('b', '#@ localmodconfig = vm.lsmod')
+        with self.assertRaises(Fail) as e:
+            config.Variant('b')
+        self.assertIn("needs '#@ config = debian'", str(e.exception))
+        self.p.write('configs/bad.lsmod', 'virtio pci 1 0\nfoo/bar 1 0\n')
+        self.p.variant('c', '#@ config = debian',
+                       '#@ localmodconfig = bad.lsmod')
+        with self.assertRaises(Fail) as e:
+            config.modules(config.Variant('c').module_list)
+        self.assertIn("configs/bad.lsmod: not an lsmod line: 'foo/bar 1 0'",
+                      str(e.exception))
+
 
 class RealConfigsTest(unittest.TestCase):
     """The checkout's own configs/ and guest-tests/ resolve."""
