@@ -75,7 +75,7 @@ LOCK = scripts/checkout-lock $@
 SETUP_LISTS := $(if $(filter native,$(RUNTIME)),native,podman)
 
 .DEFAULT_GOAL := all
-.PHONY: skips report all help setup base-image image container-build kernel-tree \
+.PHONY: skips report all help setup base-image image container-build kernel-tree distro-modules \
 	patches-export series-check repro-check matrix packages boot-packages boot test-variant bench parse \
 	rerun-failed compare bisect-run check check-scale test clean distclean clean-cache
 
@@ -105,6 +105,9 @@ packages: setup ## Debian packages of VARIANT's kernel (bindeb-pkg) into artifac
 
 boot-packages: setup ## install VARIANT's packages in a throwaway Debian rootfs (dpkg -i, initramfs-tools), build a module against its headers, boot that kernel + initrd in QEMU with the rootfs as root (9p) and run its package_suites from it
 	@$(LOCK) scripts/boot-packages "$(VARIANT)"
+
+distro-modules: setup ## boot Debian's own kernel of the pinned source in QEMU (udev coldplug) and write its lsmod to configs/distro-vm.lsmod, distro-vm's localmodconfig input
+	@$(LOCK) scripts/distro-modules
 
 kernel-tree: setup ## leave the patched kernel git tree ready to edit
 	@$(LOCK) $(IN) scripts/prepare-source
