@@ -92,3 +92,26 @@ setup() {
 	# modules stay on: the line Kconfig would write to turn them off is absent
 	[ "$(grep -c '^# CONFIG_MODULES is not set' <<<"$k")" = 0 ]
 }
+
+@test "localmodconfig: Debian's modules cut to the module list before the fragments, every change listed; a built-in made a module is exit 2" {
+	printf 'CONFIG_DEBIAN=y\nCONFIG_MODULES=y\nCONFIG_KEEP=m\nCONFIG_DROP=m\n' | xz -c >"$DEBIAN_CONFIG"
+	printf '# by hand\nModule  Size  Used by\nkeep 16384 0\n' >"$CONFIGS/vm.lsmod"
+	add_variant vm '#@ config = debian' '#@ localmodconfig = vm.lsmod' 'CONFIG_FEATURE=y'
+	obj=$BATS_TEST_TMPDIR/obj
+	run "$TOP/scripts/config-variant" vm "$(readlink -f "$BUILD/linux")" "$obj"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"localmodconfig: 1 of Debian's 2 modules kept, 1 dropped; 0 other options changed with them:"* ]]
+	grep -qx CONFIG_KEEP=m "$obj/.config"
+	grep -qx '# CONFIG_DROP is not set' "$obj/.config"
+	grep -qx CONFIG_FEATURE=y "$obj/.config"
+	[ "$(cat "$obj/localmodconfig.changes")" = "CONFIG_DROP: m -> n" ]
+	# the list is an input of the kernel
+	"$TOP/scripts/variant" kconfig vm | grep -qx '# localmodconfig: configs/vm.lsmod'
+	# a built-in that became a module
+	echo 'flip 16384 0' >>"$CONFIGS/vm.lsmod"
+	run "$TOP/scripts/config-variant" vm "$(readlink -f "$BUILD/linux")" "$obj"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"error: localmodconfig changed what Debian builds in or as a module: CONFIG_DEBIAN: y -> m"* ]]
+}

@@ -36,7 +36,8 @@ scratch() {
 # Kconfig drops an option whose dependencies are missing), all (fails on
 # CONFIG_BREAK_BUILD=y, or FAKE_NO_BUILD in kernel/foo.c; the bzImage is
 # the .config and kernel/foo.c, so that the fake QEMU can see a
-# FAKE_BREAK there) and headers_install; merge_config.sh; the
+# FAKE_BREAK there) and headers_install; merge_config.sh;
+# streamline_config.pl (localmodconfig); the
 # selftests' kselftest_harness.h; one UAPI header; a decode_stacktrace.sh
 # that turns a frame "name+0x1/0x2" into "name (kernel/foo.c:4)".
 fake_source() { # [DIR], default the test's own temporary directory
@@ -131,6 +132,23 @@ shift
 mv "$out/.config.new" "$out/.config"
 SH
 	chmod +x "$d/scripts/kconfig/merge_config.sh"
+	# streamline_config.pl --localmodconfig SRC KCONFIG (what `make
+	# localmodconfig` runs, in the object directory): the .config there
+	# with each CONFIG_<NAME>=m whose lower-case name is not a module of
+	# $LSMOD turned off. A module "flip" in the list makes CONFIG_DEBIAN a
+	# module, which localmodconfig must never do.
+	cat >"$d/scripts/kconfig/streamline_config.pl" <<'PL'
+use strict;
+my %mods;
+open(my $l, '<', $ENV{LSMOD}) or die "no LSMOD: $!";
+while (<$l>) { $mods{$1} = 1 if /^(\S+)\s/; }
+open(my $c, '<', '.config') or die ".config: $!";
+while (<$c>) {
+	if (/^CONFIG_(\w+)=m$/ && !$mods{lc $1}) { print "# CONFIG_$1 is not set\n"; next; }
+	s/^CONFIG_DEBIAN=y$/CONFIG_DEBIAN=m/ if $mods{flip};
+	print;
+}
+PL
 	cat >"$d/scripts/decode_stacktrace.sh" <<'SH'
 #!/usr/bin/env bash
 # decode_stacktrace.sh VMLINUX [BASE_PATH]
