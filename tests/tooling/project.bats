@@ -21,6 +21,14 @@ variants() { "$TOP/scripts/variant" list --all; }
 	done
 }
 
+@test "Debian's kernel that distro-modules boots is of the pinned upload" {
+	version=$(awk -F= '!/^#/ && NF { print $2; exit }' "$TOP/scripts/deps/kernel-source.txt")
+	pkg=$(awk '!/^#/ && NF { print $1; exit }' "$TOP/scripts/deps/distro-vm-kernel.txt")
+	[[ "$pkg" =~ ^linux-image-([0-9.]+)\+deb[0-9]+-amd64-unsigned$ ]]
+	[ "${BASH_REMATCH[1]}" = "${version%%-*}" ] ||
+		{ echo "$pkg is not of the pinned upload $version"; return 1; }
+}
+
 @test "every variant resolves: its parameters parse, every suite it names exists" {
 	vs=$(variants)
 	[ "$(wc -w <<<"$vs")" -ge 3 ]
