@@ -4,6 +4,7 @@
                  the series
     artifacts.py the artifact contract and the one "is this kernel current"
                  rule
+    build.py     the build side's decisions: the config check
     boot.py      a boot planned from variant.json: QEMU's arguments, the
                  accelerators, the rootfs, the plan
     ktap.py      the one KTAP / TAP 13 parser, flat and nested output alike

@@ -1,0 +1,164 @@
+"""The build side: what a kernel build checks and records, in-process.
+
+The config check (scripts/check-config, scripts/config-variant): every
+option the variant's fragments set must have that value in the .config
+olddefconfig wrote. Kconfig drops an option whose dependencies are missing
+without a word, and a debug variant without KASAN would "pass" while
+detecting nothing; the check names each dropped option, the fragment that
+asked for it and what it became. The last fragment that mentions an option
+wins; "# CONFIG_X is not set" asks for n, and an option the .config does
+not set is n.
+
+The compiler, make, cpio and podman calls stay in the shell steps of
+scripts/ (build-kernel, build-initramfs, ...); their decisions move here.
+"""
+
+import argparse
+import dataclasses
+import os
+import re
+import sys
+
+from . import Fail
+from .cli import Command
+
+_SET_RE = re.compile(r'(CONFIG_[A-Za-z0-9_]+)=')
+_UNSET_RE = re.compile(r'# (CONFIG_[A-Za-z0-9_]+) is not set')
+
+
+@dataclasses.dataclass(frozen=True)
+class Wanted:
+    """An option a fragment asks for: VALUE as .config writes it after
+    the '=', or 'n' for "is not set"; FRAGMENT the file name (no
+    directory) of the last fragment that mentions it."""
+    option: str
+    value: str
+    fragment: str
+
+    @property
+    def line(self) -> str:
+        """The .config line that asks for it."""
+        if self.value == 'n':
+            return '# %s is not set' % self.option
+        return '%s=%s' % (self.option, self.value)
+
+
+@dataclasses.dataclass(frozen=True)
+class Dropped:
+    """A wanted option the .config does not have: GOT is its value there,
+    None when it is not set at all."""
+    wanted: Wanted
+    got: str | None
+
+
+def wanted_options(fragments: list[tuple[str, str]]) -> list[Wanted]:
+    """The options FRAGMENTS (file name, text) ask for, in the order they
+    are first mentioned, each with the value of its last mention."""
+    want: dict[str, Wanted] = {}
+    for name, text in fragments:
+        label = os.path.basename(name)
+        for line in text.split('\n'):
+            m = _SET_RE.match(line)
+            if m:
+                opt, value = m.group(1), line[m.end():]
+            else:
+                m = _UNSET_RE.match(line)
+                if not m:
+                    continue
+                opt, value = m.group(1), 'n'
+            want[opt] = Wanted(opt, value, label)
+    return list(want.values())
+
+
+def option_lines(wanted: list[Wanted]) -> list[str]:
+    """The wanted options in .config syntax (check-config --list)."""
+    return [w.line for w in wanted]
+
+
+def config_values(text: str) -> dict[str, str]:
+    """The options a .config sets: "CONFIG_X=value" lines."""
+    have = {}
+    for line in text.split('\n'):
+        m = _SET_RE.match(line)
+        if m:
+            have[m.group(1)] = line[m.end():]
+    return have
+
+
+def dropped_options(wanted: list[Wanted],
+                    have: dict[str, str]) -> list[Dropped]:
+    """The wanted options whose value in HAVE (config_values()) differs."""
+    return [Dropped(w, have.get(w.option)) for w in wanted
+            if have.get(w.option, 'n') != w.value]
+
+
+def dropped_report(dropped: list[Dropped]) -> list[str]:
+    """What check-config prints about DROPPED (on stderr), nothing when it
+    is empty."""
+    if not dropped:
+        return []
+    out = ['error: options the config fragments ask for did not survive '
+           'olddefconfig:']
+    for d in dropped:
+        became = ('not set (missing dependency?)' if d.got is None
+                  else '%s=%s' % (d.wanted.option, d.got))
+        out.append('  %s=%s (from %s) became %s' % (
+            d.wanted.option, d.wanted.value, d.wanted.fragment, became))
+    return out
+
+
+def _read(path: str, what: str) -> str:
+    try:
+        with open(path, encoding='utf-8', errors='replace') as f:
+            return f.read()
+    except OSError:
+        raise Fail('%s%s does not exist' % (what, path)) from None
+
+
+CHECK_CONFIG = """Check that the config fragments' options survived olddefconfig.
+
+check-config CONFIG FRAGMENT...: every option the fragments set (the last
+fragment that mentions an option wins) must have that value in CONFIG.
+Prints each dropped option, where it was asked for and what it became, and
+exits 2 if there is any.
+check-config --list FRAGMENT...: print the options the fragments ask for,
+with their final values, in .config syntax.
+"""
+
+
+def _check_config_args(ap: argparse.ArgumentParser) -> None:
+    ap.usage = ('%(prog)s [-h] CONFIG FRAGMENT...\n'
+                '       %(prog)s --list FRAGMENT...')
+    ap.add_argument('--list', action='store_true',
+                    help='print the options the fragments ask for')
+    ap.add_argument('files', nargs='+', metavar='FILE',
+                    help='CONFIG, then the fragments in order')
+
+
+def _check_config(a: argparse.Namespace) -> int:
+    files = list(a.files)
+    config = None
+    if not a.list:
+        if len(files) < 2:
+            raise Fail('give CONFIG and its fragments (usage: CONFIG '
+                       'FRAGMENT... | --list FRAGMENT...)')
+        config = files.pop(0)
+        have = config_values(_read(config, ''))
+    wanted = wanted_options([(f, _read(f, 'config fragment '))
+                             for f in files])
+    if config is None:
+        for line in option_lines(wanted):
+            print(line)
+        return 0
+    report = dropped_report(dropped_options(wanted, have))
+    for line in report:
+        print(line, file=sys.stderr)
+    return 2 if report else 0
+
+
+BUILD = """The build stages' decisions (the shell steps run the tools).
+"""
+
+COMMANDS = [Command('build', BUILD, None, None, subcommands=(
+    Command('check-config', CHECK_CONFIG, _check_config_args, _check_config),
+))]
