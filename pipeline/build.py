@@ -19,7 +19,7 @@ import os
 import re
 import sys
 
-from . import Fail
+from . import Fail, artifacts
 from .cli import Command
 
 _SET_RE = re.compile(r'(CONFIG_[A-Za-z0-9_]+)=')
@@ -156,9 +156,78 @@ def _check_config(a: argparse.Namespace) -> int:
     return 2 if report else 0
 
 
+DESCRIBE = """The metadata files of artifacts/<variant>/ (pipeline/artifacts.py).
+
+The variant's parameters come from the resolver (pipeline/config.py); the
+kernel's facts from KERNEL_DIR/kernel.json. Exit 0, or 2 with a message.
+"""
+
+KERNEL_JSON = """OUT/kernel.json: what the kernel in OUT was built from.
+
+Fragments and their hashes, the Kconfig lines' hash, .config and bzImage
+hashes, release, build durations; with --series-sha256 H, the hash of the
+series the tree holds, its patches when patches/ still is that series.
+"""
+
+EXPECTED = """The initramfs's /etc/pipeline/expected.
+
+What the guest's smoke suite checks the running kernel and its boot
+against, from KERNEL_DIR/kernel.json and the variant.
+"""
+
+VARIANT_JSON = """OUT/variant.json: everything a boot of VARIANT needs.
+
+The only file of the build the boot side reads (docs/architecture.md: the
+artifact contract).
+"""
+
+
+def _kernel_json_args(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument('variant', metavar='VARIANT')
+    ap.add_argument('obj', metavar='OBJ')
+    ap.add_argument('out', metavar='OUT')
+    ap.add_argument('--ccache', choices=('on', 'off'), default='on')
+    ap.add_argument('--duration', action='append', default=[],
+                    metavar='NAME=S')
+    ap.add_argument('--series-sha256', default=None, metavar='H')
+
+
+def _kernel_json(a: argparse.Namespace) -> int:
+    artifacts.write_kernel_json(a.variant, a.obj, a.out, a.ccache,
+                                a.duration, a.series_sha256)
+    return 0
+
+
+def _expected_args(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument('variant', metavar='VARIANT')
+    ap.add_argument('kernel_dir', metavar='KERNEL_DIR')
+
+
+def _expected(a: argparse.Namespace) -> int:
+    for line in artifacts.expected_lines(a.variant, a.kernel_dir):
+        print(line)
+    return 0
+
+
+def _variant_json_args(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument('variant', metavar='VARIANT')
+    ap.add_argument('out', metavar='OUT')
+    ap.add_argument('kernel_dir', metavar='KERNEL_DIR')
+
+
+def _variant_json(a: argparse.Namespace) -> int:
+    artifacts.write_variant_json(a.variant, a.out, a.kernel_dir)
+    return 0
+
+
 BUILD = """The build stages' decisions (the shell steps run the tools).
 """
 
 COMMANDS = [Command('build', BUILD, None, None, subcommands=(
     Command('check-config', CHECK_CONFIG, _check_config_args, _check_config),
+    Command('describe-artifacts', DESCRIBE, None, None, subcommands=(
+        Command('kernel', KERNEL_JSON, _kernel_json_args, _kernel_json),
+        Command('expected', EXPECTED, _expected_args, _expected),
+        Command('variant', VARIANT_JSON, _variant_json_args, _variant_json),
+    )),
 ))]

@@ -128,6 +128,12 @@ class ConfigCheck(unittest.TestCase):
                         out)
         rc, out, _ = run_cli(['--help'])
         self.assertIn('build', out)
+        for sub in ('kernel', 'expected', 'variant'):
+            rc, out, _ = run_cli(['build', 'describe-artifacts', sub,
+                                  '--help'])
+            self.assertEqual(0, rc, sub)
+            self.assertTrue(out.startswith(
+                'usage: pipeline build describe-artifacts ' + sub), out)
 
 
 if __name__ == '__main__':
