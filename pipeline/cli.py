@@ -26,8 +26,8 @@ from typing import Callable
 from . import Fail
 
 # the modules with subcommands, in the order --help lists them
-COMMAND_MODULES = ('pipeline.build', 'pipeline.results.command',
-                   'pipeline.analysis.commands')
+COMMAND_MODULES = ('pipeline.config', 'pipeline.build', 'pipeline.boot',
+                   'pipeline.results.command', 'pipeline.analysis.commands')
 
 
 @dataclasses.dataclass(frozen=True)
