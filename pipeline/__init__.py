@@ -12,8 +12,9 @@
     results/     a boot's console log -> its results and exit class:
                  console splitting, kernel reports and their patterns, the
                  marker state machine, each program's results, the verdict
-                 with every class rule, and the writers (results.json,
-                 junit.xml, <suite>.ktap)
+                 with every class rule, the writers (results.json,
+                 junit.xml, <suite>.ktap) and symbolize (reports to
+                 file:line)
     analysis/    what runs say together: the summary and its regressions
                  against pristine, compare, skips and LOST tests, the rerun
                  selection and the report, with one test identity
