@@ -19,7 +19,7 @@ import os
 import re
 import sys
 
-from . import Fail, artifacts
+from . import Fail, artifacts, config
 from .cli import Command
 
 _SET_RE = re.compile(r'(CONFIG_[A-Za-z0-9_]+)=')
@@ -107,6 +107,25 @@ def dropped_report(dropped: list[Dropped]) -> list[str]:
     return out
 
 
+def fragment_options(v: config.Variant) -> list[str]:
+    """The options the fragments of variant V ask for, in .config
+    syntax (check-config --list of its fragments)."""
+    return option_lines(wanted_options(
+        [(f, _read(f, 'config fragment ')) for f in v.fragment_files]))
+
+
+def write_guest_facts(variant: str, kdir: str, directory: str) -> None:
+    """DIRECTORY/expected and DIRECTORY/options: the initramfs's
+    /etc/pipeline, what the smoke suite checks the running kernel
+    (KDIR/kernel.json) and its boot against."""
+    files = {'expected': artifacts.expected_lines(variant, kdir),
+             'options': fragment_options(config.Variant(variant))}
+    for name, lines in files.items():
+        with open(os.path.join(directory, name), 'w',
+                  encoding='utf-8') as f:
+            f.writelines(line + '\n' for line in lines)
+
+
 def _read(path: str, what: str) -> str:
     try:
         with open(path, encoding='utf-8', errors='replace') as f:
@@ -123,30 +142,42 @@ Prints each dropped option, where it was asked for and what it became, and
 exits 2 if there is any.
 check-config --list FRAGMENT...: print the options the fragments ask for,
 with their final values, in .config syntax.
+check-config --list --variant NAME: the same of the variant's fragments
+(one call where `variant fragments | xargs check-config --list` took two).
 """
 
 
 def _check_config_args(ap: argparse.ArgumentParser) -> None:
     ap.usage = ('%(prog)s [-h] CONFIG FRAGMENT...\n'
-                '       %(prog)s --list FRAGMENT...')
+                '       %(prog)s --list FRAGMENT...\n'
+                '       %(prog)s --list --variant NAME')
     ap.add_argument('--list', action='store_true',
                     help='print the options the fragments ask for')
-    ap.add_argument('files', nargs='+', metavar='FILE',
+    ap.add_argument('--variant', metavar='NAME',
+                    help='with --list: the fragments of variant NAME')
+    ap.add_argument('files', nargs='*', metavar='FILE',
                     help='CONFIG, then the fragments in order')
 
 
 def _check_config(a: argparse.Namespace) -> int:
     files = list(a.files)
-    config = None
+    if a.variant is not None:
+        if not a.list or files:
+            raise Fail('usage: --variant NAME goes with --list and no '
+                       'files')
+        for line in fragment_options(config.Variant(a.variant)):
+            print(line)
+        return 0
+    if len(files) < (1 if a.list else 2):
+        raise Fail('usage: give CONFIG and its fragments (CONFIG '
+                   'FRAGMENT... | --list FRAGMENT...)')
+    dot_config = None
     if not a.list:
-        if len(files) < 2:
-            raise Fail('give CONFIG and its fragments (usage: CONFIG '
-                       'FRAGMENT... | --list FRAGMENT...)')
-        config = files.pop(0)
-        have = config_values(_read(config, ''))
+        dot_config = files.pop(0)
+        have = config_values(_read(dot_config, ''))
     wanted = wanted_options([(f, _read(f, 'config fragment '))
                              for f in files])
-    if config is None:
+    if dot_config is None:
         for line in option_lines(wanted):
             print(line)
         return 0
@@ -209,6 +240,24 @@ def _expected(a: argparse.Namespace) -> int:
     return 0
 
 
+ETC = """DIR/expected and DIR/options: the initramfs's /etc/pipeline.
+
+expected is what `expected` prints; options the options the variant's
+fragments ask for (check-config --list): one call of build-initramfs.
+"""
+
+
+def _etc_args(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument('variant', metavar='VARIANT')
+    ap.add_argument('kernel_dir', metavar='KERNEL_DIR')
+    ap.add_argument('dir', metavar='DIR')
+
+
+def _etc(a: argparse.Namespace) -> int:
+    write_guest_facts(a.variant, a.kernel_dir, a.dir)
+    return 0
+
+
 def _variant_json_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument('variant', metavar='VARIANT')
     ap.add_argument('out', metavar='OUT')
@@ -228,6 +277,7 @@ COMMANDS = [Command('build', BUILD, None, None, subcommands=(
     Command('describe-artifacts', DESCRIBE, None, None, subcommands=(
         Command('kernel', KERNEL_JSON, _kernel_json_args, _kernel_json),
         Command('expected', EXPECTED, _expected_args, _expected),
+        Command('etc', ETC, _etc_args, _etc),
         Command('variant', VARIANT_JSON, _variant_json_args, _variant_json),
     )),
 ))]

@@ -286,6 +286,8 @@ fake_artifacts() {
 		printf '%s %s\n' "$p" "$(sha256sum <"$PATCHES/$p" | cut -d' ' -f1)"
 	done | sha256sum | cut -d' ' -f1)
 	[ "$("$TOP/scripts/series" hash)" = "$want" ]
+	# several answers in one call (prepare-source), in the order asked
+	[ "$("$TOP/scripts/series" hash list)" = "$(printf '%s\n0001-two-is-three.patch\n0002-one-is-four.patch' "$want")" ]
 	echo 0003-gone.patch >>"$PATCHES/series"
 	run "$TOP/scripts/series" hash
 	[ "$status" -eq 2 ]

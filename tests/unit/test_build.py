@@ -15,7 +15,7 @@ sys.dont_write_bytecode = True
 TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                    '..', '..'))
 sys.path.insert(0, TOP)
-from pipeline import build, cli  # noqa: E402
+from pipeline import artifacts, build, cli, config  # noqa: E402
 
 
 def run_cli(argv):
@@ -134,6 +134,50 @@ class ConfigCheck(unittest.TestCase):
             self.assertEqual(0, rc, sub)
             self.assertTrue(out.startswith(
                 'usage: pipeline build describe-artifacts ' + sub), out)
+
+
+
+class GuestFactsTest(unittest.TestCase):
+    """The initramfs's /etc/pipeline: expected (what the smoke suite
+    checks the running kernel against) and options (the fragments'
+    options), written by one call of build-initramfs."""
+
+    def test_expected_and_options_in_one_call(self):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from test_config import Project
+        p = Project(self)
+        p.variant('default', '#@ cmdline = a=1', 'CONFIG_X=y',
+                  '# CONFIG_Y is not set')
+        kdir = os.path.join(p.dir, 'artifacts', 'default')
+        obj = os.path.join(p.dir, 'build', 'default')
+        p.write('build/default/include/config/kernel.release', '6.12.0-x\n')
+        for f in ('config', 'bzImage', 'headers.tar.xz'):
+            p.write('artifacts/default/' + f, f)
+        artifacts.write_kernel_json('default', obj, kdir, 'on', [], None)
+        etc = os.path.join(p.dir, 'etc')
+        os.makedirs(etc)
+        rc, out, err = run_cli(['build', 'describe-artifacts', 'etc',
+                                'default', kdir, etc])
+        self.assertEqual((0, '', ''), (rc, out, err))
+        with open(os.path.join(etc, 'expected'), encoding='utf-8') as f:
+            self.assertEqual(artifacts.expected_lines('default', kdir),
+                             f.read().splitlines())
+        with open(os.path.join(etc, 'options'), encoding='utf-8') as f:
+            self.assertEqual('CONFIG_BASE=y\nCONFIG_X=y\n'
+                             '# CONFIG_Y is not set\n', f.read())
+        self.assertEqual(['CONFIG_BASE=y', 'CONFIG_X=y',
+                          '# CONFIG_Y is not set'],
+                         build.fragment_options(config.Variant('default')))
+        # what build-kernel hashes: the same as the fragments' --list
+        frags = config.Variant('default').fragment_files
+        self.assertEqual(run_cli(['build', 'check-config', '--list']
+                                 + frags),
+                         run_cli(['build', 'check-config', '--list',
+                                  '--variant', 'default']))
+        rc, _, err = run_cli(['build', 'check-config', '--variant',
+                              'default'])
+        self.assertEqual(2, rc)
+        self.assertIn('usage', err)
 
 
 if __name__ == '__main__':
