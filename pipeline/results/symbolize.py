@@ -216,26 +216,10 @@ def symbolize(results_dir: str, artifacts: str) -> None:
         raise Fail('cannot write %s: %s' % (path, e)) from None
 
 
-DOC = """Decode the kernel reports of a run to file:line.
-
-For each kernel report in RESULTS_DIR/results.json, runs the kernel tree's
-scripts/decode_stacktrace.sh over its excerpt against the vmlinux of the
-kernel that was booted, and stores the decoded text as the report's
-"decoded" (the raw "excerpt" stays); a test whose excerpt holds lines
-of a report gets a "decoded" excerpt as well. The top-level "symbolized"
-says with what, or why not.
-
-Works from the artifact contract alone: the vmlinux is the booted
-variant's kernel's vmlinux.xz (ARTIFACTS/<kernel>/, named by
-ARTIFACTS/<variant>/variant.json, whose release must be the one the log
-shows), unpacked into a temporary directory. decode_stacktrace.sh
-comes from the patched tree (build/linux) when there is one, else from the
-pinned source package's tarball (once, into build/symbols/tools/), or
-DECODE_STACKTRACE names it. "Code:" lines are left as they are (the
-disassembly would bury the frames). A run without kernel reports is not
-touched. Exit 0 when results.json is written (also when decoding was not
-possible: "symbolized" says why), 2 when it cannot be read or written.
-"""
+# --help: the summary, then what the module's docstring says after its
+# first paragraph
+DOC = ('Decode the kernel reports of a run to file:line.\n\n'
+       + __doc__.split('\n\n', 1)[1])
 
 
 def configure(ap: argparse.ArgumentParser) -> None:
