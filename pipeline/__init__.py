@@ -4,6 +4,7 @@
                  the series
     artifacts.py the artifact contract and the one "is this kernel current"
                  rule
+    build.py     the build side's decisions: the config check
     boot.py      a boot planned from variant.json: QEMU's arguments, the
                  accelerators, the rootfs, the plan
     ktap.py      the one KTAP / TAP 13 parser, flat and nested output alike
@@ -11,8 +12,9 @@
     results/     a boot's console log -> its results and exit class:
                  console splitting, kernel reports and their patterns, the
                  marker state machine, each program's results, the verdict
-                 with every class rule, and the writers (results.json,
-                 junit.xml, <suite>.ktap)
+                 with every class rule, the writers (results.json,
+                 junit.xml, <suite>.ktap) and symbolize (reports to
+                 file:line)
     analysis/    what runs say together: the summary and its regressions
                  against pristine, compare, skips and LOST tests, the rerun
                  selection and the report, with one test identity

@@ -26,7 +26,8 @@ from typing import Callable
 from . import Fail
 
 # the modules with subcommands, in the order --help lists them
-COMMAND_MODULES = ('pipeline.results.command', 'pipeline.analysis.commands')
+COMMAND_MODULES = ('pipeline.config', 'pipeline.build', 'pipeline.boot',
+                   'pipeline.results.command', 'pipeline.analysis.commands')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -34,11 +35,13 @@ class Command:
     """One subcommand. DOC: its first line is the summary --help lists, the
     rest (after a blank line) is printed below its options. CONFIGURE
     adds the arguments to its parser; RUN does the work and returns the
-    exit status."""
+    exit status. A group of subcommands (`build check-config`) has
+    SUBCOMMANDS instead, and neither CONFIGURE nor RUN."""
     name: str
     doc: str
-    configure: Callable[[argparse.ArgumentParser], None]
-    run: Callable[[argparse.Namespace], int]
+    configure: Callable[[argparse.ArgumentParser], None] | None
+    run: Callable[[argparse.Namespace], int] | None
+    subcommands: tuple['Command', ...] = ()
 
     @property
     def summary(self) -> str:
@@ -100,10 +103,36 @@ def parser(prog: str = 'pipeline') -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest='command', required=True,
                             metavar='SUBCOMMAND')
     for c in commands().values():
-        p = sub.add_parser(c.name, help=c.summary, **c.parser_args())
+        _configure(sub.add_parser(c.name, help=c.summary, **c.parser_args()),
+                   c)
+    return ap
+
+
+def _configure(p: argparse.ArgumentParser, c: Command) -> None:
+    """P, the parser of C: its arguments, or its group's subcommands."""
+    if not c.subcommands:
         c.configure(p)
         p.set_defaults(run=c.run)
-    return ap
+        return
+    sub = p.add_subparsers(dest='command_' + c.name, required=True,
+                           metavar='SUBCOMMAND')
+    for s in c.subcommands:
+        _configure(sub.add_parser(s.name, help=s.summary, **s.parser_args()),
+                   s)
+
+
+def _path(argv: list) -> list[Command]:
+    """The subcommand ARGV names and the groups above it, outermost first
+    (as far as ARGV names them)."""
+    out: list[Command] = []
+    table = commands()
+    for arg in argv:
+        c = table.get(arg)
+        if c is None:
+            break
+        out.append(c)
+        table = {s.name: s for s in c.subcommands}
+    return out
 
 
 def main(argv: list | None = None, prog: str = 'pipeline') -> int:
@@ -114,17 +143,22 @@ def main(argv: list | None = None, prog: str = 'pipeline') -> int:
         a = parser(prog).parse_args(args)
         return a.run(a)
     # (errors name the subcommand, as a script's name its script)
-    name = argv[0] if argv and argv[0] in commands() else None
+    name = ' '.join(c.name for c in _path(argv))
     return guard(run, argv, '%s %s' % (prog, name) if name else prog)
 
 
 def script_main(name: str, prog: str) -> Callable[[list], int]:
-    """The main(argv) of subcommand NAME as a script of scripts/ called
-    PROG, for entry.run(): the script's arguments, its name in usage."""
-    c = commands()[name]
+    """The main(argv) of subcommand NAME ("build check-config" for one of
+    a group) as a script of scripts/ called PROG, for entry.run(): the
+    script's arguments, its name in usage."""
+    path = _path(name.split())
+    if ' '.join(c.name for c in path) != name:
+        raise KeyError(name)
+    c = path[-1]
 
     def main_(argv):
         p = argparse.ArgumentParser(prog=prog, **c.parser_args())
-        c.configure(p)
-        return c.run(p.parse_args(argv))
+        _configure(p, c)
+        a = p.parse_args(argv)
+        return a.run(a)
     return main_

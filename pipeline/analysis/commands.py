@@ -5,9 +5,8 @@ work.
 """
 
 import os
-import sys
 
-from .. import Fail, testsel
+from .. import Fail, config, testsel
 from ..cli import Command
 from . import compare, report, runs, selection, skips, summary
 
@@ -151,15 +150,7 @@ def _select_args(ap):
 
 def suites_for(name: str, globs: list[str]) -> list[str]:
     """The suites of variant NAME that GLOBS select."""
-    # The variant resolver is scripts/variants.py until the package has
-    # its config module; it imports entry.py from its own directory.
-    top = os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.realpath(__file__))))
-    scripts = os.path.join(top, 'scripts')
-    if scripts not in sys.path:
-        sys.path.insert(1, scripts)
-    import variants  # noqa: E402 - see above
-    v = variants.Variant(name)
+    v = config.Variant(name)
     return testsel.suites(v.params['suites'], v.initramfs_suites(), globs)
 
 

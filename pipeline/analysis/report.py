@@ -126,13 +126,15 @@ def render(res: dict, path: str, color: bool,
     return out
 
 
-def main(path: str, color_mode: str, failures: bool = False) -> int:
+def main(path: str, color_mode: str, failures: bool = False,
+         stream=None) -> int:
     """Print the report of the run at PATH (a directory or its
-    results.json); FAILURES: only what went wrong."""
+    results.json) on STREAM (default stdout); FAILURES: only what went
+    wrong."""
+    stream = stream or sys.stdout
     if os.path.isdir(path):
         path = os.path.join(path, 'results.json')
     res = runs.load(path, runs.NO_RUNS)
-    for line in render(res, path, use_color(color_mode, sys.stdout),
-                       failures):
-        print(line)
+    for line in render(res, path, use_color(color_mode, stream), failures):
+        print(line, file=stream)
     return 0

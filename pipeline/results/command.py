@@ -8,10 +8,14 @@ line.
 
 import argparse
 import os
+import sys
+import traceback
+
 from .. import Fail
 from ..cli import Command
 from . import (PATTERNS_FILE, PatternError, load_patterns, parse, read_log,
                read_plan, summary_line, write_results)
+from . import symbolize
 
 DOC = """Classify a saved QEMU serial console log (expect-scripts/PROTOCOL.md).
 
@@ -21,6 +25,12 @@ Prints a one-line summary; with --out writes DIR/results.json, DIR/junit.xml
 and DIR/<suite>.ktap. The log is held against the boot's plan
 (scripts/boot-plan --plan-out): --plan FILE, else plan.json next to LOG
 when there is one.
+
+With --symbolize and --report (and --out), the rest of the end of a boot
+(scripts/test-variant) in the same process: the kernel reports decoded to
+file:line (the symbolize subcommand) and the run for people on stderr
+(the report subcommand). Neither changes the exit status: a failure of
+either is said and the verdict stands.
 """
 
 
@@ -39,12 +49,33 @@ def configure(ap: argparse.ArgumentParser) -> None:
                     help='do not hold the log against a plan')
     ap.add_argument('--quiet', action='store_true',
                     help='no summary line on stdout')
+    ap.add_argument('--symbolize', metavar='ARTIFACTS',
+                    help='then decode the kernel reports against the '
+                    'kernel booted from ARTIFACTS (needs --out)')
+    ap.add_argument('--report', action='store_true',
+                    help='then the run for people, on stderr (needs --out)')
     ap.add_argument('--patterns', default=PATTERNS_FILE,
                     help=argparse.SUPPRESS)
     ap.add_argument('log', metavar='LOG')
 
 
+def _after(what: str, step) -> None:
+    """STEP(), whose failure is said but never changes the verdict (as
+    `symbolize || true` did in the shell)."""
+    try:
+        step()
+    except Fail as e:
+        print('%s: error: %s' % (what, e), file=sys.stderr)
+    except Exception:  # noqa: BLE001 - the verdict is already written
+        traceback.print_exc()
+        print('%s: internal error (the verdict stands)' % what,
+              file=sys.stderr)
+
+
 def run(a: argparse.Namespace) -> int:
+    if (a.symbolize or a.report) and not a.out:
+        raise Fail('--symbolize and --report need --out (they read the '
+                   'results it writes)')
     try:
         text = read_log(a.log)
         patterns = load_patterns(a.patterns)
@@ -64,9 +95,19 @@ def run(a: argparse.Namespace) -> int:
             write_results(res, a.out)
         except OSError as e:
             raise Fail(str(e)) from None
+    if a.symbolize:
+        _after('symbolize',
+               lambda: symbolize.symbolize(a.out, a.symbolize))
+    if a.report:
+        # (imported here: the analysis package imports this one's)
+        from ..analysis import report
+        _after('report', lambda: report.main(a.out, 'auto',
+                                             stream=sys.stderr))
     if not a.quiet:
         print(summary_line(res))
     return int(res.exit_class)
 
 
-COMMANDS = [Command('parse', DOC, configure, run)]
+COMMANDS = [Command('parse', DOC, configure, run),
+            Command('symbolize', symbolize.DOC, symbolize.configure,
+                    symbolize.run)]

@@ -31,14 +31,9 @@ def _kv(s):
     return dict(KV_RE.findall(s))
 
 
-class _Suite:
+class _Suite(programs.Span):
     def __init__(self, name, lineno, uptime):
-        self.name = name
-        self.lineno = lineno
-        self.begin_uptime = uptime
-        self.end_uptime = None
-        self.rc = None
-        self.ended = False
+        super().__init__(name, lineno, uptime)
         self.timed_out = False
         self.programs = []
 
@@ -184,9 +179,7 @@ class Boot:
                 p = self.program
                 if p is None or p.id != ident:
                     return
-                p.ended = True
-                p.end_uptime = up
-                p.rc = ktap.num(kv.get('rc'))
+                p.end(up, kv)
                 self._end_program()
         elif ev == 'RETRY':
             self._retry(rest)
@@ -206,9 +199,7 @@ class Boot:
             if s is None or s.name != name:
                 return
             self._end_program()
-            s.ended = True
-            s.end_uptime = up
-            s.rc = ktap.num(kv.get('rc'))
+            s.end(up, kv)
             self.suite = None
 
     def user_line(self, lineno, text):

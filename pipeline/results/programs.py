@@ -35,15 +35,30 @@ class Run:
         return self.tree
 
 
-class Program:
-    def __init__(self, suite, name, lineno, uptime, implicit=False):
-        self.suite = suite
+class Span:
+    """A suite or a program on the console: from its BEGIN marker (at
+    line LINENO, guest uptime UPTIME) to its END marker, if any."""
+
+    def __init__(self, name, lineno, uptime):
         self.name = name
         self.lineno = lineno
         self.begin_uptime = uptime
         self.end_uptime = None
         self.rc = None
         self.ended = False
+
+    def end(self, uptime, kv):
+        """Its END marker, at UPTIME, with the marker's key=value pairs
+        (rc=N)."""
+        self.ended = True
+        self.end_uptime = uptime
+        self.rc = ktap.num(kv.get('rc'))
+
+
+class Program(Span):
+    def __init__(self, suite, name, lineno, uptime, implicit=False):
+        super().__init__(name, lineno, uptime)
+        self.suite = suite
         self.implicit = implicit
         self.version = False    # a KTAP version line at its top came
         self.ktap_lines = []    # user lines only: the program's own output

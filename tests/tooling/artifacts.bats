@@ -452,13 +452,12 @@ param_refused() { # KEY VALUE MESSAGE
 	SKIP_CONF=$BATS_TEST_TMPDIR/skip.conf "$TOP/scripts/kselftest-suite" "$BATS_TEST_TMPDIR/list" quick "$BATS_TEST_TMPDIR/k" mm >/dev/null
 	printf '#!/bin/sh\necho ran >"%s/ran"\n' "$BATS_TEST_TMPDIR" >"$BATS_TEST_TMPDIR/plain"
 	chmod +x "$BATS_TEST_TMPDIR/plain"
-	run python3 -c 'import importlib.machinery, importlib.util, sys
-sys.path.insert(0, sys.argv[1] + "/scripts")
-spec = importlib.util.spec_from_loader("da", importlib.machinery.SourceFileLoader("da", sys.argv[1] + "/scripts/describe-artifacts"))
-da = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(da)
+	run python3 -c 'import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[1])
+from pipeline import artifacts
 for p in sys.argv[2:]:
-    print(da.program_tests(p))' "$TOP" "$TOP/tests/fixtures/fakes/ksft-program" "$BATS_TEST_TMPDIR/k/mm" "$BATS_TEST_TMPDIR/plain"
+    print(artifacts.program_tests(p))' "$TOP" "$TOP/tests/fixtures/fakes/ksft-program" "$BATS_TEST_TMPDIR/k/mm" "$BATS_TEST_TMPDIR/plain"
 	echo "$output"
 	[ "${lines[0]}" = "['global.alpha', 'global.beta_with_a_rather_long_test_name', 'fx.one.first', 'fx.one.second', 'fx.two.first', 'fx.two.second', 'fx.three.first', 'fx.three.second', 'a_fixture_name_longer_than_twenty.only']" ]
 	[ "${lines[1]}" = "['cow', 'gup_test']" ]

@@ -29,19 +29,6 @@ variants() { "$TOP/scripts/variant" list --all; }
 		{ echo "$pkg is not of the pinned upload $version"; return 1; }
 }
 
-@test "every variant resolves: its parameters parse, every suite it names exists" {
-	vs=$(variants)
-	[ "$(wc -w <<<"$vs")" -ge 3 ]
-	for v in $vs; do
-		V check "$v"
-		[ -n "$(V get "$v" smp)" ]
-		[ -n "$(V get "$v" mem)" ]
-		for s in $(V suites "$v"); do
-			[ -n "$(V suite "$s" timeout)" ]
-		done
-	done
-}
-
 @test "a variant name is checked by one rule everywhere: test-variant, rerun-failed, matrix, boot-plan refuse '../x' with exit 2" {
 	for cmd in test-variant rerun-failed; do
 		run "$TOP/scripts/$cmd" '../x'
@@ -54,93 +41,6 @@ variants() { "$TOP/scripts/variant" list --all; }
 	run "$TOP/scripts/boot-plan" qemu "$BATS_TEST_TMPDIR" '../x'
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"invalid variant name '../x'"* ]]
-}
-
-@test "variant parameters: extends inherits, += appends, an unknown variant is a clear error" {
-	[ "$(V show debug | jq -r '.chain | join(" ")')" = "default debug" ]
-	[[ "$(V get debug cmdline)" == *panic_on_warn=1* ]]
-	[ "$(V get debug smp)" = "$(V get default smp)" ]
-	[ "$(V get isolated kernel)" = default ]
-	[ "$(V kernels isolated debug default)" = "$(printf 'default\ndebug')" ]
-	run V get nosuch smp
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"unknown variant 'nosuch'"* ]]
-	run V check 'a b'
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"invalid variant name"* ]]
-}
-
-@test "variant: an extends loop is an error naming the loop, never a silent default" {
-	cfg 'a:#@ extends = b|#@ smp = 3' 'b:#@ extends = a'
-	run V get a smp
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"'extends' loop: a -> b -> a"* ]]
-	cfg 'a:#@ extends = a'
-	run V get a smp
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"loop: a -> a"* ]]
-}
-
-@test "variant: defaults, '=' then '+=' in order, boot-only rules" {
-	cfg 'p:#@ cmdline = a|CONFIG_P=y' 'c:#@ extends = p|#@ cmdline += b|#@ cmdline += c|#@ qemu_args = -numa node' \
-		'b:#@ extends = c|#@ kernel = c|#@ smp = 4' 'bad:#@ kernel = p|CONFIG_X=y' 'bb:#@ kernel = b'
-	[ "$(V get p smp)" = 2 ]
-	[ "$(V get p mem)" = 512M ]
-	[ "$(V get p suites)" = smoke ]
-	[ "$(V get c cmdline)" = "a b c" ]
-	[ "$(V get c qemu_args)" = "-numa node" ]
-	[ "$(V get b kernel)" = c ]
-	[ "$(V get b smp)" = 4 ]
-	[ "$(V fragments b | sed 's|.*/||' | tr '\n' ' ')" = "base.config p.variant c.variant " ]
-	[ "$(V kconfig c | tr '\n' ' ')" = "CONFIG_BASE=y CONFIG_P=y " ]
-	run V get bad smp
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"cannot have Kconfig lines of its own"* ]]
-	run V get bb smp
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"'b' is boot-only itself"* ]]
-}
-
-@test "variant: bad input is exit 2 naming the file and line" {
-	cfg 'x:# fine|#@ smpp = 2'
-	run V get x smp
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"configs/x.variant:2: unknown parameter 'smpp'"* ]]
-	cfg 'x:#@ smp = two'
-	run V get x smp
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"configs/x.variant:1: smp: expected a positive whole number, not 'two'"* ]]
-	cfg 'x:#@ mem 512M'
-	run V get x mem
-	[ "$status" -eq 2 ]
-	[[ "$output" == *'configs/x.variant:1: expected "#@ key = value"'* ]]
-	cfg 'x:CONFIG_A=y|oops'
-	run V kconfig x
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"configs/x.variant:2: not a Kconfig line"* ]]
-	cfg 'x:#@ suites = smoke nosuchsuite'
-	run V get x suites
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"unknown guest-test suite 'nosuchsuite' named by variant x"* ]]
-}
-
-@test "variant suites NAME KEY: one line per initramfs suite, the same values as 'variant suite', in one call" {
-	# build-initramfs asks this for every variant on every build, a no-op
-	# one too: a call per suite and key cost about a second per variant
-	for v in $(variants); do
-		[ "$("$TOP/scripts/variant" get "$v" kernel)" = "$v" ] || continue
-		for key in kernel_files kselftest; do
-			run "$TOP/scripts/variant" suites "$v" "$key"
-			[ "$status" -eq 0 ]
-			want=$(for s in $("$TOP/scripts/variant" suites "$v"); do
-				printf '%s %s\n' "$s" "$("$TOP/scripts/variant" suite "$s" "$key")"
-			done)
-			[ "$output" = "$want" ] || { printf 'variant %s key %s:\n%s\nwanted\n%s\n' "$v" "$key" "$output" "$want"; return 1; }
-		done
-	done
-	run "$TOP/scripts/variant" suites default nosuchkey
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"unknown suite parameter 'nosuchkey'"* ]]
 }
 
 @test "every kernel has a release of its own (uname -r, /lib/modules, the package names)" {

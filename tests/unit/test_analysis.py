@@ -14,6 +14,7 @@ import os
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 sys.dont_write_bytecode = True
 TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -555,6 +556,13 @@ class CommandLine(unittest.TestCase):
                 rc, _ = quiet(cli.main, ['select-tests', 'check', "a/x'y"])
             self.assertEqual(2, rc)
             self.assertIn("TESTS: 'a/x'y' has a character", err.getvalue())
+
+    def test_select_tests_suites_asks_the_config_module(self):
+        with mock.patch.dict(os.environ, {'TESTS': 'smoke/*'}):
+            for var in ('CONFIGS', 'GUEST_TESTS'):
+                os.environ.pop(var, None)
+            rc, out = quiet(cli.main, ['select-tests', 'suites', 'default'])
+        self.assertEqual((0, ['smoke']), (rc, out))
 
     def test_parse_then_summarize_then_skips_in_one_process(self):
         with tempfile.TemporaryDirectory() as d:

@@ -263,3 +263,98 @@ class ManifestTest(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class WritersTest(unittest.TestCase):
+    """kernel.json and variant.json, the contract's two files the build
+    writes (scripts/describe-artifacts, `pipeline build
+    describe-artifacts`), and the smoke suite's expected facts."""
+
+    def setUp(self):
+        self.p = Project(self)
+        self.p.variant('default', '#@ suites = smoke', '#@ cmdline = a=1',
+                       'CONFIG_X=y')
+        self.p.variant('crash', '#@ extends = default', '#@ kernel = default')
+        self.p.suite('smoke', 'timeout = 7', 'silence = 3')
+        self.art = os.path.join(self.p.dir, 'artifacts')
+        self.obj = os.path.join(self.p.dir, 'build', 'default')
+        self.kdir = os.path.join(self.art, 'default')
+        self.p.write('build/default/include/config/kernel.release',
+                     '6.12.0-x\n')
+        for f, text in (('config', 'CONFIG_X=y\n'), ('bzImage', 'bz'),
+                        ('headers.tar.xz', 'h'), ('.hidden', '')):
+            self.p.write('artifacts/default/' + f, text)
+
+    def kernel(self, **kw):
+        args = dict(ccache='on', durations=['build=1.5', 'config=0'],
+                    series_sha256=None)
+        args.update(kw)
+        artifacts.write_kernel_json('default', self.obj, self.kdir, **args)
+        return artifacts.read_json(os.path.join(self.kdir, 'kernel.json'))
+
+    def test_kernel_json(self):
+        k = self.kernel()
+        self.assertEqual(artifacts.KERNEL_FORMAT, k['format'])
+        self.assertEqual('6.12.0-x', k['release'])
+        self.assertEqual({'build': 1.5, 'config': 0.0}, k['durations_s'])
+        self.assertEqual(['bzImage', 'config', 'headers.tar.xz',
+                          'kernel.json'], k['files'])
+        self.assertEqual(sha256(os.path.join(self.kdir, 'bzImage')),
+                         k['bzImage_sha256'])
+        self.assertEqual(config.Variant('default').kconfig_sha256(),
+                         k['kconfig_sha256'])
+        self.assertEqual(['configs/base.config', 'configs/default.variant'],
+                         [f['path'] for f in k['fragments']])
+        self.assertIsNone(k['series'])
+        self.assertEqual('on', k['ccache'])
+        # the series only when the tree holds the one patches/ has now
+        self.assertEqual([], self.kernel(
+            series_sha256=config.series_hash())['series'])
+
+    def test_kernel_json_refusals(self):
+        with self.assertRaises(Fail) as e:
+            artifacts.write_kernel_json('crash', self.obj, self.kdir, 'on',
+                                        [], None)
+        self.assertIn("variant 'crash' is boot-only", str(e.exception))
+        with self.assertRaises(Fail) as e:
+            self.kernel(durations=['build'])
+        self.assertIn('--duration build: expected NAME=SECONDS',
+                      str(e.exception))
+        os.remove(os.path.join(self.obj, 'include/config/kernel.release'))
+        with self.assertRaises(Fail) as e:
+            self.kernel()
+        self.assertIn('no kernel release', str(e.exception))
+
+    def test_expected_and_variant_json(self):
+        self.kernel()
+        self.assertEqual([
+            'variant=crash', 'release=6.12.0-x',
+            'config_sha256=%s' % sha256(os.path.join(self.kdir, 'config')),
+            'cmdline=a=1', 'smp=2'],
+            artifacts.expected_lines('crash', self.kdir))
+        out = os.path.join(self.art, 'crash')
+        self.p.write('artifacts/crash/guest-tests/smoke/ok', '#!/bin/sh\n')
+        self.p.write('artifacts/crash/initramfs.cpio.gz', 'cpio')
+        artifacts.write_variant_json('crash', out, self.kdir)
+        v = artifacts.load_variant(self.art, 'crash')
+        self.assertEqual('default', v['kernel']['variant'])
+        self.assertTrue(v['boot_only'])
+        self.assertEqual({'smoke': {'timeout': 7, 'silence': 3,
+                                    'programs': ['ok']}}, v['suites'])
+        self.assertEqual(sha256(os.path.join(out, 'initramfs.cpio.gz')),
+                         v['initramfs']['sha256'])
+
+    def test_a_kernel_json_of_another_kernel_is_refused(self):
+        k = self.kernel()
+        k['variant'] = 'other'
+        with open(os.path.join(self.kdir, 'kernel.json'), 'w',
+                  encoding='utf-8') as f:
+            json.dump(k, f)
+        with self.assertRaises(Fail) as e:
+            artifacts.expected_lines('crash', self.kdir)
+        self.assertIn('kernel.json is not the kernel of default',
+                      str(e.exception))
+        os.remove(os.path.join(self.kdir, 'kernel.json'))
+        with self.assertRaises(Fail) as e:
+            artifacts.expected_lines('crash', self.kdir)
+        self.assertIn('the kernel of crash (default)', str(e.exception))

@@ -3,7 +3,7 @@
 ran to the end is 'bench' in results.json, never counted as passed; one
 that failed, crashed or never ran is a failure or an error as any test;
 one that skipped is a skip. The declaration travels suite.conf ->
-variant.json (scripts/describe-artifacts) -> plan.json (scripts/boot-plan)
+variant.json (pipeline/artifacts.py) -> plan.json (scripts/boot-plan)
 -> pipeline/results; pipeline/analysis (summary, compare, skips, report)
 and scripts/check read the status.
 
@@ -11,8 +11,6 @@ and scripts/check read the status.
 """
 import contextlib
 import dataclasses
-import importlib.machinery
-import importlib.util
 import io
 import json
 import os
@@ -29,19 +27,8 @@ SCRIPTS = os.path.join(TOP, 'scripts')
 sys.path.insert(0, SCRIPTS)
 import entry  # noqa: E402 (first: it makes the package importable)
 from pipeline import config as variants  # noqa: E402
-from pipeline import boot, results  # noqa: E402
+from pipeline import Fail, artifacts, boot, results  # noqa: E402
 from pipeline.analysis import compare, report, skips, summary  # noqa: E402
-
-
-def script(name):
-    """A script of scripts/ without .py (describe-artifacts, ...) as a
-    module; its main() runs only under __main__."""
-    loader = importlib.machinery.SourceFileLoader(
-        'script_' + name.replace('-', '_'), os.path.join(SCRIPTS, name))
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
 
 
 # A kselftest_harness.h program with one test that checks and one that
@@ -344,7 +331,7 @@ class Declaration(unittest.TestCase):
                          variants.suite_conf('umcg-bench')['benchmarks'])
 
     def test_variant_json_has_them_as_test_ids_and_a_typo_is_an_error(self):
-        da = script('describe-artifacts')
+        da = artifacts   # pipeline/artifacts.py's variant.json writer
         progs = ['cost', 'effect']
         tests = {'cost': ['cost.exit_hook_only_while_active',
                           'cost.getppid_cost']}
@@ -352,7 +339,7 @@ class Declaration(unittest.TestCase):
                          da.benchmarks('isolation', ['cost/cost.getppid_cost',
                                                      'e*'], progs, tests))
         for typo in ('cost/cost.getpid_cost', 'costs'):
-            with self.assertRaises(entry.Fail) as e:
+            with self.assertRaises(Fail) as e:
                 da.benchmarks('isolation', [typo], progs, tests)
             self.assertIn("'%s'" % typo, str(e.exception))
 

@@ -6,6 +6,9 @@ holds it to a real build.
 
     python3 -m unittest discover -s tests/unit     (scripts/run-tests runs it)
 """
+import contextlib
+import io
+import json
 import os
 import sys
 import tempfile
@@ -13,7 +16,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_config  # noqa: E402,F401 (it puts the package on the path)
-from pipeline import Fail, boot, sha256  # noqa: E402
+from pipeline import Fail, artifacts, boot, cli, sha256  # noqa: E402
 
 
 class Artifacts:
@@ -164,6 +167,54 @@ class PlanTest(unittest.TestCase):
                          h[i - 1:i + 4])
         self.assertTrue(h[0].endswith('expect-scripts/boot-and-test.exp'))
         self.assertEqual('--', h[h.index('qemu-system-x86_64') - 1])
+
+
+
+class CommandLineTest(unittest.TestCase):
+    """`python3 -m pipeline boot plan` (scripts/boot-plan) in-process."""
+
+    def plan(self, *argv):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), \
+                contextlib.redirect_stderr(err):
+            rc = cli.main(['boot', 'plan'] + list(argv))
+        return rc, out.getvalue().split('\n')[:-1], err.getvalue()
+
+    def setUp(self):
+        self.a = Artifacts(self)
+        with open(self.a.path('variant.json'), 'w', encoding='utf-8') as f:
+            json.dump(dict(self.a.v, format=artifacts.VARIANT_FORMAT), f)
+
+    def test_qemu_harness_list_and_accel_args_one_argument_a_line(self):
+        rc, out, _ = self.plan('list', self.a.dir)
+        self.assertEqual((0, ['v']), (rc, out))
+        rc, out, _ = self.plan('accel-args', 'kvm')
+        self.assertEqual((0, boot.accel_of('kvm')['args']), (rc, out))
+        rc, out, _ = self.plan('--accel', 'kvm', 'qemu', self.a.dir, 'v')
+        self.assertEqual(0, rc)
+        self.assertEqual(boot.qemu(self.a.dir, self.a.v, 'kvm', ''), out)
+        plan = os.path.join(self.a.dir, 'plan.json')
+        rc, out, _ = self.plan('--plan-out', plan, 'harness', self.a.dir,
+                               'v', '/x.log', 'smoke')
+        self.assertEqual(0, rc)
+        self.assertIn('/x.log', out)
+        with open(plan, encoding='utf-8') as f:
+            self.assertEqual(['smoke'],
+                             [s['name'] for s in json.load(f)['suites']])
+
+    def test_bad_input_and_usage_errors_are_2(self):
+        for argv, msg in ((('qemu', self.a.dir, '../x'),
+                           "invalid variant name '../x'"),
+                          (('--accel', 'hvf', 'list', self.a.dir), 'hvf'),
+                          (('qemu', self.a.dir, 'nosuch'),
+                           'variant nosuch is not built'),
+                          ((), 'usage')):
+            rc, _, err = self.plan(*argv)
+            self.assertEqual(2, rc, argv)
+            self.assertIn(msg, err, argv)
+        rc, out, _ = self.plan('--help')
+        self.assertEqual(0, rc)
+        self.assertEqual('usage: pipeline boot plan', out[0][:25])
 
 
 if __name__ == '__main__':

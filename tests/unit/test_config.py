@@ -4,7 +4,10 @@ scripts/variant and scripts/series print, without a process per call.
 
     python3 -m unittest discover -s tests/unit     (scripts/run-tests runs it)
 """
+import contextlib
 import hashlib
+import io
+import json
 import os
 import sys
 import tempfile
@@ -15,7 +18,7 @@ sys.dont_write_bytecode = True
 TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                    '..', '..'))
 sys.path.insert(0, TOP)
-from pipeline import Fail, config  # noqa: E402
+from pipeline import Fail, cli, config  # noqa: E402
 
 
 class Project:
@@ -251,6 +254,168 @@ class RealConfigsTest(unittest.TestCase):
                 self.assertEqual(n, v.name)
                 config.Variant(v.kernel)
             config.series_names()
+
+
+def V(*argv):
+    """`python3 -m pipeline config ARGV` (scripts/variant) in-process:
+    (exit status, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = cli.main(['config'] + list(argv))
+    return rc, out.getvalue(), err.getvalue()
+
+
+def Vout(*argv):
+    """What V(ARGV) prints, without its last newline; it must succeed."""
+    rc, out, err = V(*argv)
+    if rc != 0:
+        raise AssertionError('config %s: exit %d: %s' % (
+            ' '.join(argv), rc, err))
+    return out[:-1] if out.endswith('\n') else out
+
+
+def real_configs(test):
+    """The checkout's own configs/ and guest-tests/ for TEST."""
+    env = mock.patch.dict(os.environ)
+    env.start()
+    test.addCleanup(env.stop)
+    for var in ('CONFIGS', 'GUEST_TESTS', 'PATCHES', 'KSELFTEST'):
+        os.environ.pop(var, None)
+    config._suite_cache.clear()
+    test.addCleanup(config._suite_cache.clear)
+
+
+class RealCommandLineTest(unittest.TestCase):
+    """The config subcommand over the checkout's configs/ (moved from
+    tests/tooling/project.bats, which ran scripts/variant per call)."""
+
+    def setUp(self):
+        real_configs(self)
+
+    def test_every_variant_resolves_its_parameters_and_suites(self):
+        vs = Vout('list', '--all').split('\n')
+        self.assertGreaterEqual(len(vs), 3)
+        for v in vs:
+            self.assertEqual((0, '', ''), V('check', v))
+            self.assertTrue(Vout('get', v, 'smp'))
+            self.assertTrue(Vout('get', v, 'mem'))
+            for s in Vout('suites', v).split('\n'):
+                self.assertTrue(Vout('suite', s, 'timeout'))
+
+    def test_extends_inherits_and_an_unknown_variant_is_a_clear_error(self):
+        self.assertEqual(['default', 'debug'],
+                         json.loads(Vout('show', 'debug'))['chain'])
+        self.assertIn('panic_on_warn=1', Vout('get', 'debug', 'cmdline'))
+        self.assertEqual(Vout('get', 'default', 'smp'),
+                         Vout('get', 'debug', 'smp'))
+        self.assertEqual('default', Vout('get', 'isolated', 'kernel'))
+        self.assertEqual('default\ndebug',
+                         Vout('kernels', 'isolated', 'debug', 'default'))
+        rc, _, err = V('get', 'nosuch', 'smp')
+        self.assertEqual(2, rc)
+        self.assertIn("unknown variant 'nosuch'", err)
+        rc, _, err = V('check', 'a b')
+        self.assertEqual(2, rc)
+        self.assertIn('invalid variant name', err)
+
+    def test_suites_key_is_one_line_per_suite_as_suite_says(self):
+        # build-initramfs asks this for every variant on every build
+        for v in Vout('list', '--all').split('\n'):
+            if Vout('get', v, 'kernel') != v:
+                continue
+            for key in ('kernel_files', 'kselftest'):
+                want = '\n'.join('%s %s' % (s, Vout('suite', s, key))
+                                 for s in Vout('suites', v).split('\n'))
+                self.assertEqual(want, Vout('suites', v, key), (v, key))
+        rc, _, err = V('suites', 'default', 'nosuchkey')
+        self.assertEqual(2, rc)
+        self.assertIn("unknown suite parameter 'nosuchkey'", err)
+
+
+class CommandLineTest(unittest.TestCase):
+    """The config subcommand over scratch variants (moved from
+    tests/tooling/project.bats)."""
+
+    def setUp(self):
+        self.p = Project(self)
+
+    def cfg(self, *specs):
+        """Variant files NAME:LINE|LINE... (project.bats's cfg)."""
+        for spec in specs:
+            name, _, lines = spec.partition(':')
+            self.p.variant(name, *lines.split('|'))
+
+    def fails(self, text, *argv):
+        rc, out, err = V(*argv)
+        self.assertEqual(2, rc, (argv, out))
+        self.assertIn(text, err)
+
+    def test_an_extends_loop_is_an_error_naming_the_loop(self):
+        self.cfg('a:#@ extends = b|#@ smp = 3', 'b:#@ extends = a')
+        self.fails("'extends' loop: a -> b -> a", 'get', 'a', 'smp')
+        self.cfg('a:#@ extends = a')
+        self.fails('loop: a -> a', 'get', 'a', 'smp')
+
+    def test_defaults_assign_then_append_and_boot_only_rules(self):
+        self.cfg('p:#@ cmdline = a|CONFIG_P=y',
+                 'c:#@ extends = p|#@ cmdline += b|#@ cmdline += c|'
+                 '#@ qemu_args = -numa node',
+                 'b:#@ extends = c|#@ kernel = c|#@ smp = 4',
+                 'bad:#@ kernel = p|CONFIG_X=y', 'bb:#@ kernel = b')
+        self.assertEqual('2', Vout('get', 'p', 'smp'))
+        self.assertEqual('512M', Vout('get', 'p', 'mem'))
+        self.assertEqual('smoke', Vout('get', 'p', 'suites'))
+        self.assertEqual('a b c', Vout('get', 'c', 'cmdline'))
+        self.assertEqual('-numa node', Vout('get', 'c', 'qemu_args'))
+        self.assertEqual('c', Vout('get', 'b', 'kernel'))
+        self.assertEqual('4', Vout('get', 'b', 'smp'))
+        self.assertEqual(['base.config', 'p.variant', 'c.variant'],
+                         [os.path.basename(f) for f in
+                          Vout('fragments', 'b').split('\n')])
+        self.assertEqual('CONFIG_BASE=y\nCONFIG_P=y', Vout('kconfig', 'c'))
+        self.fails('cannot have Kconfig lines of its own', 'get', 'bad',
+                   'smp')
+        self.fails("'b' is boot-only itself", 'get', 'bb', 'smp')
+
+    def test_bad_input_is_2_naming_the_file_and_line(self):
+        self.cfg('x:# fine|#@ smpp = 2')
+        self.fails("configs/x.variant:2: unknown parameter 'smpp'",
+                   'get', 'x', 'smp')
+        self.cfg('x:#@ smp = two')
+        self.fails("configs/x.variant:1: smp: expected a positive whole "
+                   "number, not 'two'", 'get', 'x', 'smp')
+        self.cfg('x:#@ mem 512M')
+        self.fails('configs/x.variant:1: expected "#@ key = value"',
+                   'get', 'x', 'mem')
+        self.cfg('x:CONFIG_A=y|oops')
+        self.fails('configs/x.variant:2: not a Kconfig line', 'kconfig', 'x')
+        self.cfg('x:#@ suites = smoke nosuchsuite')
+        self.fails("unknown guest-test suite 'nosuchsuite' named by "
+                   "variant x", 'get', 'x', 'suites')
+
+    def test_several_keys_and_names_in_one_call(self):
+        self.cfg('p:#@ smp = 3|CONFIG_P=y', 'q:#@ extends = p|#@ kernel = p')
+        self.assertEqual('3\np\nsmoke', Vout('get', 'q', 'smp', 'kernel',
+                                              'suites'))
+        self.assertEqual('p p\nq p', Vout('each', 'kernel', 'p', 'q'))
+        self.assertEqual('p', Vout('kernels', 'q', 'p'))
+        self.fails("unknown parameter 'nope'", 'get', 'p', 'nope')
+        lines = Vout('initramfs', 'q').split('\n')
+        self.assertEqual(['kernel p', 'kselftests ', 'kselftest_set quick'],
+                         lines[:3])
+        self.assertTrue(lines[3].startswith('sha256 '))
+        self.assertEqual(['suite smoke no', 'kernel_files smoke ',
+                          'ldlibs smoke '], lines[-3:])
+
+    def test_usage_errors_are_2_and_it_answers_help(self):
+        for argv in ((), ('get', 'p'), ('nosuchcommand',)):
+            rc, _, err = V(*argv)
+            self.assertEqual(2, rc, argv)
+            self.assertIn('usage', err)
+        rc, out, _ = V('--help')
+        self.assertEqual(0, rc)
+        self.assertTrue(out.startswith('usage: pipeline config'), out)
+        self.assertIn('initramfs NAME', out)
 
 
 if __name__ == '__main__':
