@@ -163,7 +163,9 @@ class KernelLog(threading.Thread):
             self.fd = -1
         return None
 
-    def drain(self) -> None:
+    def drain(self) -> bool:
+        """Every record there is now onto the console; False at an end
+        of file (/dev/kmsg has none: another device was given)."""
         while True:
             try:
                 rec = os.read(self.fd, 8192)
@@ -172,9 +174,9 @@ class KernelLog(threading.Thread):
                     # records overwritten before they were read: go on
                     # with the next one
                     continue
-                return
+                return True
             if not rec:
-                return
+                return False
             line = kmsg_line(rec.decode('utf-8', 'replace'))
             if line is not None:
                 self.console.line(line)
@@ -184,7 +186,8 @@ class KernelLog(threading.Thread):
             return
         while not self.stopping.is_set():
             select.select([self.fd], [], [], 0.2)
-            self.drain()
+            if not self.drain():
+                return
 
     def stop(self) -> None:
         """After a last look: what the kernel said up to now is in."""
