@@ -268,3 +268,23 @@ debs() { # VARIANT: its package files, sorted
 	[[ "$output" == *"variant ninep is not built: no $ARTIFACTS/ninep/variant.json"*"make container-build VARIANTS=ninep"* ]]
 	[ ! -e "$BUILD/pkg-boot" ]
 }
+
+@test "boot-packages: packages without the tests package, or one older than the guest tests, are exit 2 naming make packages, before anything is made" {
+	"$TOP/scripts/build-packages" ninep
+	cp "$ARTIFACTS/ninep/packages.json" "$BATS_TEST_TMPDIR/packages.json"
+	# packages made before the tests package existed
+	jq 'del(.tests)' "$BATS_TEST_TMPDIR/packages.json" >"$ARTIFACTS/ninep/packages.json"
+	PREBUILT=1 run "$TOP/scripts/boot-packages" ninep
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no tests package of the kernel of 'ninep'"*"make packages VARIANT=ninep"* ]]
+	cp "$BATS_TEST_TMPDIR/packages.json" "$ARTIFACTS/ninep/packages.json"
+	# the guest side rebuilt since the package was made
+	echo 'const char edited[] = "edited";' >>"$GUEST_TESTS/smoke/ok.c"
+	"$TOP/scripts/build-initramfs" ninep >/dev/null 2>&1
+	PREBUILT=1 run "$TOP/scripts/boot-packages" ninep
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"is not of the guest tests in $ARTIFACTS/ninep"*"make packages VARIANT=ninep"* ]]
+	[ ! -e "$BUILD/pkg-boot" ]
+}
