@@ -53,6 +53,15 @@ setup_file() {
 	[ "$(jq -r .counts.error "$r/results.json")" = 0 ]
 	[ "$(jq -r .counts.pass "$r/results.json")" -ge 50 ]
 	grep -aq '^@@@ PKG-TESTS kernel-pipeline-tests ' "$r/console.log"
+	# the second boot: the package's own command in the guest, as on a
+	# machine; its results as a QEMU run's, and compare reads both
+	[[ "$output" == *"default: kernel-pipeline-tests in the guest"*" ok (class 0, "* ]]
+	[[ "$output" == *"default: compare first boot -> machine"*"compare: no regression"* ]]
+	m=$TOP/build/pkg-boot/default/machine-results/default
+	[ "$(jq -r '.exit_class, .accel.name, .kernel_release' "$m/results.json" | tr '\n' ' ')" = \
+		"0 machine $(jq -r .release "$TOP/artifacts/default/packages.json") " ]
+	[ "$(jq -r '[.suites[].name] | join(" ")' "$m/results.json")" = smoke ]
+	[ -f "$m/smoke.ktap" ]
 	# make compare reads it beside a QEMU run of default's initramfs
 	# (the one the main job left, when there is one)
 	if [ -f "$TOP/results/default/results.json" ]; then
