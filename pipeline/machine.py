@@ -303,6 +303,10 @@ def run(a: argparse.Namespace, root: str, stdout: IO[str]) -> int:
             con.line('# kernel-pipeline-tests: the kernel log is not read '
                      '(%s): kernel reports are not seen' % why)
         klog.start()
+        if os.geteuid() != 0:
+            # the tests run as root in the guest: many need it
+            con.line('# kernel-pipeline-tests: not run as root: tests '
+                     'that need it fail or skip, and nothing is mounted')
         rel = platform.release()
         if rel != pkg.release:
             con.line('# kernel-pipeline-tests: the running kernel is %s, '
