@@ -143,7 +143,7 @@ debs() { # VARIANT: its package files, sorted
 	# not the kernel's packages
 	echo 'const char edited[] = "edited";' >>"$GUEST_TESTS/smoke/ok.c"
 	"$TOP/scripts/build-initramfs" default >/dev/null 2>&1
-	! cmp -s "$ARTIFACTS/default/guest-tests/smoke/ok" "$BATS_TEST_TMPDIR/ok.before"
+	run ! cmp -s "$ARTIFACTS/default/guest-tests/smoke/ok" "$BATS_TEST_TMPDIR/ok.before"
 	run "$TOP/scripts/build-packages" default
 	echo "$output"
 	[ "$status" -eq 0 ]
