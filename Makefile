@@ -100,10 +100,10 @@ image: setup ## build the pipeline's container image
 container-build: setup ## patch the tree, build all VARIANTS (kernels, guest tests, initramfs), write artifacts/
 	@$(LOCK) $(IN) scripts/build-all
 
-packages: setup ## Debian packages of VARIANT's kernel (bindeb-pkg) into artifacts/VARIANT/, hashed in the manifest
+packages: setup ## Debian packages of VARIANT's kernel (bindeb-pkg) and its tests package (kernel-pipeline-tests) into artifacts/VARIANT/, hashed in the manifest
 	@$(LOCK) $(IN) scripts/build-packages --build "$(VARIANT)"
 
-boot-packages: setup ## install VARIANT's packages in a throwaway Debian rootfs (dpkg -i, initramfs-tools), build a module against its headers, boot that kernel + initrd in QEMU with the rootfs as root (9p) and run its package_suites from it
+boot-packages: setup ## install VARIANT's packages in a throwaway Debian rootfs (dpkg -i, initramfs-tools), build a module against its headers, boot that kernel + initrd in QEMU with the rootfs as root (9p) and run its package_suites from it with the tests package installed there
 	@$(LOCK) scripts/boot-packages "$(VARIANT)"
 
 distro-modules: setup ## boot Debian's own kernel of the pinned source in QEMU (udev coldplug) and write its lsmod to configs/distro-vm.lsmod, distro-vm's localmodconfig input

@@ -41,7 +41,7 @@ debs() { # VARIANT: its package files, sorted
 	[ "$status" -eq 0 ]
 	ver="$pin+kp.${series:0:12}-1"
 	run debs default
-	[ "${lines[*]}" = "linux-image-6.12.0-fake_${ver}_amd64.deb linux-libc-dev_${ver}_amd64.deb" ]
+	[ "${lines[*]}" = "kernel-pipeline-tests_${ver}_amd64.deb linux-image-6.12.0-fake_${ver}_amd64.deb linux-libc-dev_${ver}_amd64.deb" ]
 	[[ "$output" != *linux-headers* ]]
 	# the package's kernel is the built (and tested) one
 	dpkg-deb --fsys-tarfile "$ARTIFACTS/default/linux-image-6.12.0-fake_${ver}_amd64.deb" |
@@ -58,10 +58,11 @@ debs() { # VARIANT: its package files, sorted
 	echo "$output"
 	[ "$status" -eq 0 ]
 	run debs mods
-	[ "${#lines[@]}" -eq 3 ]
-	[[ "${lines[0]}" == linux-headers-6.12.0-fake_*_amd64.deb ]]
-	[[ "${lines[1]}" == linux-image-6.12.0-fake_*_amd64.deb ]]
-	[[ "${lines[2]}" == linux-libc-dev_*_amd64.deb ]]
+	[ "${#lines[@]}" -eq 4 ]
+	[[ "${lines[0]}" == kernel-pipeline-tests_*_amd64.deb ]]
+	[[ "${lines[1]}" == linux-headers-6.12.0-fake_*_amd64.deb ]]
+	[[ "${lines[2]}" == linux-image-6.12.0-fake_*_amd64.deb ]]
+	[[ "${lines[3]}" == linux-libc-dev_*_amd64.deb ]]
 }
 
 @test "packages: hashed in manifest.json and SHA256SUMS with the kernel, and the other variants stay in it" {
@@ -94,6 +95,98 @@ debs() { # VARIANT: its package files, sorted
 	touch -d 2001-01-01 "$(readlink -f "$BUILD/linux")"/include/uapi/linux/*.h
 	"$TOP/scripts/build-packages" default
 	[ "$(cd "$ARTIFACTS/default" && sha256sum -- *.deb)" = "$first" ]
+}
+
+@test "tests package: the variant's guest tests, the initramfs's runner and the parser under /usr/lib/kernel-pipeline-tests, versioned as the kernel's, listed in packages.json" {
+	"$TOP/scripts/build-packages" default
+	ver="$pin+kp.${series:0:12}-1"
+	deb=$ARTIFACTS/default/kernel-pipeline-tests_${ver}_amd64.deb
+	[ -f "$deb" ]
+	[ "$(dpkg-deb -f "$deb" Package)" = kernel-pipeline-tests ]
+	[ "$(dpkg-deb -f "$deb" Version)" = "$ver" ]
+	[[ "$(dpkg-deb -f "$deb" Depends)" == "python3 (>= 3.11)"* ]]
+	run dpkg-deb -c "$deb"
+	for f in usr/bin/kernel-pipeline-tests usr/lib/kernel-pipeline-tests/bin/run-suite \
+		usr/lib/kernel-pipeline-tests/bin/ktap-run usr/lib/kernel-pipeline-tests/bin/debug-checks \
+		usr/lib/kernel-pipeline-tests/bin/machine-setup usr/lib/kernel-pipeline-tests/tests/smoke/ok \
+		usr/lib/kernel-pipeline-tests/artifacts/default/variant.json \
+		usr/lib/kernel-pipeline-tests/artifacts/default/config \
+		usr/lib/kernel-pipeline-tests/pipeline/results/verdict.py \
+		usr/lib/kernel-pipeline-tests/pipeline/results/failure-patterns.txt; do
+		[[ "$output" == *" ./$f"* ]] || { echo "missing: $f"; false; }
+	done
+	[[ "$output" != *__pycache__* ]]
+	[[ "$output" == *"root/root"* ]]
+	# the runner is the initramfs's, the programs the build's
+	x=$BATS_TEST_TMPDIR/x
+	dpkg-deb -x "$deb" "$x"
+	cmp "$x/usr/lib/kernel-pipeline-tests/bin/run-suite" "$TOP/guest-tests/runner/run-suite"
+	cmp "$x/usr/lib/kernel-pipeline-tests/tests/smoke/ok" "$ARTIFACTS/default/guest-tests/smoke/ok"
+	cmp "$x/usr/lib/kernel-pipeline-tests/artifacts/default/variant.json" "$ARTIFACTS/default/variant.json"
+	[ "$(jq -r .tests "$ARTIFACTS/default/packages.json")" = "${deb##*/}" ]
+	[ "$(jq -r --arg n "${deb##*/}" '.files[$n]' "$ARTIFACTS/default/packages.json")" = "$(sha256sum <"$deb" | cut -d' ' -f1)" ]
+	[ "$(jq -r --arg n "${deb##*/}" '.variants.default.artifacts[$n]' "$ARTIFACTS/manifest.json")" = "$(sha256sum <"$deb" | cut -d' ' -f1)" ]
+}
+
+@test "tests package: a guest-test change rebuilds it alone; its files' own times do not reach it" {
+	"$TOP/scripts/build-packages" default
+	first=$(cd "$ARTIFACTS/default" && sha256sum -- *.deb)
+	cp "$ARTIFACTS/default/guest-tests/smoke/ok" "$BATS_TEST_TMPDIR/ok.before"
+	rm "$ARTIFACTS"/default/kernel-pipeline-tests_*.deb
+	touch -d 2001-01-01 "$ARTIFACTS/default/guest-tests/smoke/ok" "$ARTIFACTS/default/variant.json"
+	run "$TOP/scripts/build-packages" default
+	echo "$output"
+	[[ "$output" == *"packages default"*"up to date"* ]]
+	[[ "$output" == *"tests package default"*"ok (kernel-pipeline-tests_"* ]]
+	[ "$(cd "$ARTIFACTS/default" && sha256sum -- *.deb)" = "$first" ]
+	# a test edited: the guest side is rebuilt, and so the tests package,
+	# not the kernel's packages
+	echo 'const char edited[] = "edited";' >>"$GUEST_TESTS/smoke/ok.c"
+	"$TOP/scripts/build-initramfs" default >/dev/null 2>&1
+	run ! cmp -s "$ARTIFACTS/default/guest-tests/smoke/ok" "$BATS_TEST_TMPDIR/ok.before"
+	run "$TOP/scripts/build-packages" default
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"packages default"*"up to date"* ]]
+	[[ "$output" == *"tests package default"*"ok (kernel-pipeline-tests_"* ]]
+	(cd "$ARTIFACTS" && sha256sum --quiet -c SHA256SUMS)
+}
+
+@test "tests package: kernel-pipeline-tests runs the suites here and writes what a QEMU run writes: parse, report and compare read it" {
+	"$TOP/scripts/build-packages" default
+	x=$BATS_TEST_TMPDIR/x
+	dpkg-deb -x "$ARTIFACTS"/default/kernel-pipeline-tests_*.deb "$x"
+	# (no mounts on this host, and its kernel log stays out: a recorded one)
+	printf '6,1,100000,-;Linux version 6.12.0-fake\n6,2,200000,-;Kernel command line: nohz_full=1\n' >"$BATS_TEST_TMPDIR/kmsg"
+	m=$BATS_TEST_TMPDIR/machine
+	run "$x/usr/bin/kernel-pipeline-tests" --no-setup --kmsg "$BATS_TEST_TMPDIR/kmsg" --out "$m"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	r=$m/default/results.json
+	[ "$(jq -r '.variant, .exit_class, .counts.pass, .accel.name, .kernel_cmdline' "$r" | tr '\n' ' ')" = "default 0 1 machine nohz_full=1 " ]
+	[ -f "$m/default/smoke.ktap" ] && [ -f "$m/default/junit.xml" ] && [ -f "$m/default/plan.json" ]
+	[ ! -e "$x/usr/lib/kernel-pipeline-tests/pipeline/__pycache__" ]
+	# the host's parser, report and compare read it as any run
+	run "$TOP/scripts/parse-console" --out "$BATS_TEST_TMPDIR/re" "$m/default/console.log"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r .counts.pass "$BATS_TEST_TMPDIR/re/results.json")" = 1 ]
+	run "$TOP/scripts/report" "$m/default"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *smoke/ok* ]]
+	# against a QEMU run of the same variant: no regression ...
+	run "$TOP/scripts/test-variant" default
+	[ "$status" -eq 0 ]
+	run "$TOP/scripts/compare" "$RESULTS" "$m"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"compare: no regression"* ]]
+	# ... and a test failing on the machine is one
+	FAKE_FAIL=1 run "$x/usr/bin/kernel-pipeline-tests" --no-setup --kmsg /dev/null --out "$m"
+	[ "$status" -eq 1 ]
+	run "$TOP/scripts/compare" "$RESULTS" "$m"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"NEW FAILURE  smoke/ok/"* ]]
 }
 
 @test "packages: up to date packages are not built again" {
@@ -173,5 +266,25 @@ debs() { # VARIANT: its package files, sorted
 	PREBUILT=1 run "$TOP/scripts/boot-packages" ninep
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"variant ninep is not built: no $ARTIFACTS/ninep/variant.json"*"make container-build VARIANTS=ninep"* ]]
+	[ ! -e "$BUILD/pkg-boot" ]
+}
+
+@test "boot-packages: packages without the tests package, or one older than the guest tests, are exit 2 naming make packages, before anything is made" {
+	"$TOP/scripts/build-packages" ninep
+	cp "$ARTIFACTS/ninep/packages.json" "$BATS_TEST_TMPDIR/packages.json"
+	# packages made before the tests package existed
+	jq 'del(.tests)' "$BATS_TEST_TMPDIR/packages.json" >"$ARTIFACTS/ninep/packages.json"
+	PREBUILT=1 run "$TOP/scripts/boot-packages" ninep
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no tests package of the kernel of 'ninep'"*"make packages VARIANT=ninep"* ]]
+	cp "$BATS_TEST_TMPDIR/packages.json" "$ARTIFACTS/ninep/packages.json"
+	# the guest side rebuilt since the package was made
+	echo 'const char edited[] = "edited";' >>"$GUEST_TESTS/smoke/ok.c"
+	"$TOP/scripts/build-initramfs" ninep >/dev/null 2>&1
+	PREBUILT=1 run "$TOP/scripts/boot-packages" ninep
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"is not of the guest tests in $ARTIFACTS/ninep"*"make packages VARIANT=ninep"* ]]
 	[ ! -e "$BUILD/pkg-boot" ]
 }

@@ -121,7 +121,7 @@ entry_points() {
 		scripts/host-setup scripts/in-container ci/variant-job expect-scripts/boot-and-test.exp \
 		scripts/rerun-failed scripts/compare scripts/symbolize scripts/report scripts/select-tests \
 		scripts/bisect-step ci/build-job ci/boot-job scripts/kernel-donor scripts/build-packages \
-		scripts/boot-packages; do
+		scripts/boot-packages scripts/build-tests-package; do
 		run "$TOP/$f"
 		[ "$status" -eq 2 ] || { echo "$f without arguments: exit $status: $output"; return 1; }
 		[[ "$output" == *sage* ]] || { echo "$f: no usage message: $output"; return 1; }
