@@ -26,7 +26,7 @@ from typing import Callable
 from . import Fail
 
 # the modules with subcommands, in the order --help lists them
-COMMAND_MODULES = ('pipeline.config', 'pipeline.build', 'pipeline.boot',
+COMMAND_MODULES = ('pipeline.config', 'pipeline.boot', 'pipeline.build',
                    'pipeline.results.command', 'pipeline.analysis.commands')
 
 
@@ -121,11 +121,23 @@ def _configure(p: argparse.ArgumentParser, c: Command) -> None:
                    s)
 
 
+def _first(name: str) -> dict[str, Command]:
+    """The top-level subcommands of the first module of COMMAND_MODULES
+    that has NAME, importing no further (a wrapper such as scripts/variant
+    runs many times a build: it imports its own module only); all of them
+    when none has it."""
+    for module in COMMAND_MODULES:
+        cs = {c.name: c for c in importlib.import_module(module).COMMANDS}
+        if name in cs:
+            return cs
+    return commands()
+
+
 def _path(argv: list) -> list[Command]:
     """The subcommand ARGV names and the groups above it, outermost first
     (as far as ARGV names them)."""
     out: list[Command] = []
-    table = commands()
+    table = _first(argv[0]) if argv else {}
     for arg in argv:
         c = table.get(arg)
         if c is None:
