@@ -236,6 +236,11 @@ def run_command(console: Console, argv: list[str], env: dict[str, str],
             p.wait()
     # a program still running in the background keeps the pipe open
     reader.join(timeout=5)
+    if not reader.is_alive():
+        # (closed here, not by the garbage collector, whose
+        # ResourceWarning would land in the middle of a test's line)
+        assert p.stdout is not None
+        p.stdout.close()
     return rc
 
 
