@@ -77,7 +77,7 @@ SETUP_LISTS := $(if $(filter native,$(RUNTIME)),native,podman)
 .DEFAULT_GOAL := all
 .PHONY: skips report all help setup base-image image container-build kernel-tree distro-modules \
 	patches-export series-check repro-check matrix packages boot-packages boot test-variant bench parse \
-	rerun-failed compare bisect-run check check-scale test clean distclean clean-cache
+	rerun-failed compare bisect-run check check-scale test test-integration clean distclean clean-cache
 
 # One script: each variant boots as soon as its kernel is built, while the
 # next kernel builds; a variant that fails to build is still a (class 2)
@@ -155,11 +155,15 @@ compare: ## new failures, LOST tests, fixes, metric deltas from results A to B; 
 bisect-run: setup ## git bisect run GOOD..BAD in the kernel tree: build, boot VARIANT, TESTS
 	@$(LOCK) $(IN) scripts/bisect-run
 
-test: ## the tooling tests only: tests/unit and tests/tooling (no kernel build, no guest)
+test: ## the fast tests: tests/unit (in-process) and tests/tooling (no kernel build, no guest)
 	@scripts/host-setup check
 	@scripts/run-tests
 
-check: setup ## the test command: tooling tests, the main job, harness tests
+test-integration: ## the whole pipeline on fake projects (fake kernel, fake QEMU): tests/integration
+	@scripts/host-setup check
+	@scripts/run-tests --name integration --parallel tests/integration/*.bats
+
+check: setup ## the test command: tooling and integration tests, the main job, harness tests
 	@scripts/host-setup check
 	@$(LOCK) scripts/check
 

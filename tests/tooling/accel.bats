@@ -5,7 +5,7 @@ bats_require_minimum_version 1.5.0
 # QEMU (FAKE_KVM says how its KVM behaves) and a fake /dev/kvm, since no
 # host here has a KVM that works.
 
-load helpers
+load ../helpers
 
 setup() {
 	scratch

@@ -2,7 +2,7 @@
 bats_require_minimum_version 1.5.0
 # make compare (scripts/compare): two result sets, per variant and test.
 
-load helpers
+load ../helpers
 
 setup() {
 	export PYTHONDONTWRITEBYTECODE=1

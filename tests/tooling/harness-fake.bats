@@ -5,7 +5,7 @@ bats_require_minimum_version 1.5.0
 # instead of a kernel: every way a boot can end, in seconds, and the exit
 # class each one yields.
 
-load helpers
+load ../helpers
 
 setup() {
 	# The fake's kernel and initrd: unique paths, so that a fake QEMU left

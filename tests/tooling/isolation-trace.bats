@@ -7,7 +7,7 @@ bats_require_minimum_version 1.5.0
 # under load (rebuilt line by line from its console): driver core's deferred_probe_timeout_work_func (10 s after
 # boot) blocked and continued in slots without an execute_start.
 
-load helpers
+load ../helpers
 
 setup() {
 	d=$BATS_TEST_TMPDIR

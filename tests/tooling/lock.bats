@@ -4,7 +4,7 @@
 # refuses, naming the first, or waits with WAIT=1; it never runs beside
 # it. The real Makefile, lib.sh and lock in a scratch project whose pipeline
 # steps are stubs that log when they start and end.
-load helpers
+load ../helpers
 
 setup() {
 	p=$BATS_TEST_TMPDIR/proj

@@ -4,7 +4,7 @@ bats_require_minimum_version 1.5.0
 # series, config verification, the podman probe, the manifest, the
 # reproducibility environment and the project's data files.
 
-load helpers
+load ../helpers
 
 setup() {
 	scratch

@@ -3,7 +3,7 @@
 # the kernel version, CI workflow files, shell and C hygiene.
 bats_require_minimum_version 1.5.0
 
-load helpers
+load ../helpers
 
 variants() { "$TOP/scripts/variant" list --all; }
 
@@ -197,7 +197,7 @@ entry.run(lambda argv: 3, "demo")' "$TOP/scripts"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(cat "$p/ran")" = ran ]
-	# (tests/tooling/build-speed.bats: builds and boots overlap, failures are rows)
+	# (tests/integration/build-speed.bats: builds and boots overlap, failures are rows)
 	RC=3 run env -u TOP -u BUILD make -C "$p" -j4 all RUNTIME=native
 	[ "$status" -ne 0 ]
 }
@@ -231,6 +231,8 @@ uses = lambda job: [s for s in jobs[job]["steps"] if "uses" in s]
 # the fast tooling tests first, and nothing is built before they pass
 assert any(re.search(r"\bmake test\b", r) for r in runs("tooling")), runs("tooling")
 assert jobs["build"]["needs"] in ("tooling", ["tooling"])
+# the integration tests run too, beside the builds
+assert any(re.search(r"\bmake test-integration\b", r) for r in runs("integration")), runs("integration")
 # each kernel once: the build matrix is the variants with a kernel of their own
 kernels = sorted(v for v in variants if kernel_of[v] == v)
 assert sorted(jobs["build"]["strategy"]["matrix"]["kernel"]) == kernels
@@ -284,6 +286,7 @@ variants = V("list")
 kernel_of = {v: V("get", v, "kernel")[0] for v in variants}
 assert c["stages"] == ["tooling", "build", "boot", "summary"], c["stages"]
 assert "make test" in c["tooling"]["script"]
+assert "make test-integration" in c["integration"]["script"] and c["integration"]["stage"] == "build"
 b = c["build"]
 assert sorted(b["parallel"]["matrix"][0]["KERNEL"]) == sorted(v for v in variants if kernel_of[v] == v)
 assert any(x.startswith("ci/build-job ") and "artifacts-$KERNEL" in x for x in b["script"]), b["script"]
@@ -410,7 +413,7 @@ PY
 	[ "$status" -eq 0 ]
 	# The bats files too: this is what finds a `! cmd` that can never
 	# fail a test (SC2314, SC2315).
-	run shellcheck -x -s bash -e SC2030,SC2031,SC2034,SC2154,SC2164,SC1090,SC1091,SC2016,SC2317,SC2329,SC2005,SC2013 tests/tooling/*.bats tests/harness/*.bats tests/tooling/helpers.bash
+	run shellcheck -x -s bash -e SC2030,SC2031,SC2034,SC2154,SC2164,SC1090,SC1091,SC2016,SC2317,SC2329,SC2005,SC2013 tests/tooling/*.bats tests/integration/*.bats tests/harness/*.bats tests/helpers.bash
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
@@ -422,9 +425,9 @@ check_project() {
 	p=$BATS_TEST_TMPDIR/proj
 	# its results are its own (make check reads results/summary.json)
 	unset RESULTS
-	mkdir -p "$p/scripts" "$p/tests/harness"
+	mkdir -p "$p/scripts" "$p/tests/harness" "$p/tests/integration"
 	cp "$TOP/scripts/check" "$TOP/scripts/lib.sh" "$p/scripts/"
-	touch "$p/tests/harness/x.bats"
+	touch "$p/tests/harness/x.bats" "$p/tests/integration/x.bats"
 	stub run-tests 'echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 	stub in-container 'exec "$@"'
 	stub variant 'echo default; [ "$2 $3" = "--check quick" ] || echo pristine'
@@ -443,24 +446,24 @@ echo "matrix: $1 passed, $2 failed, $3 skipped"'
 	run env -u TOP "$p/scripts/check"
 	echo "$output"
 	[ "$status" -ne 0 ]
-	[ "${lines[-1]}" = "check: 11 passed, 2 failed, 2 skipped" ]
+	[ "${lines[-1]}" = "check: 15 passed, 2 failed, 3 skipped" ]
 	# a matrix that dies before its summary is a failure too (the summary
 	# of the run before is not read)
 	stub build-and-boot 'echo "Traceback"; exit 2'
 	run env -u TOP "$p/scripts/check"
 	[ "$status" -ne 0 ]
-	[ "${lines[-1]}" = "check: 8 passed, 1 failed, 2 skipped" ]
+	[ "${lines[-1]}" = "check: 12 passed, 1 failed, 3 skipped" ]
 	# the counts are summary.json's, not a line of the output that looks
 	# like one; a summary.json that is not one counts as none
 	stub build-and-boot 'echo "matrix: 99 passed, 0 failed, 0 skipped"; scripts/summarize 3 0 0 >/dev/null'
 	run env -u TOP "$p/scripts/check"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "${lines[-1]}" = "check: 11 passed, 0 failed, 2 skipped" ]
+	[ "${lines[-1]}" = "check: 15 passed, 0 failed, 3 skipped" ]
 	stub build-and-boot 'mkdir -p results; echo "{\"counts\": {\"passed\": null}}" >results/summary.json; echo "matrix: 3 passed, 0 failed, 0 skipped"'
 	run env -u TOP "$p/scripts/check"
 	[ "$status" -ne 0 ]
-	[ "${lines[-1]}" = "check: 8 passed, 1 failed, 2 skipped" ]
+	[ "${lines[-1]}" = "check: 12 passed, 1 failed, 3 skipped" ]
 }
 
 @test "make check: tests that passed only when run again are passes, listed again at the end" {
@@ -469,7 +472,7 @@ echo "matrix: $1 passed, $2 failed, $3 skipped"'
 	run env -u TOP "$p/scripts/check"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "${lines[-1]}" = "check: 11 passed, 0 failed, 2 skipped" ]
+	[ "${lines[-1]}" = "check: 15 passed, 0 failed, 3 skipped" ]
 	[[ "$output" == *$'=== flaky: passed when run again in the same boot (kselftests/flaky.conf)\n  default: flaky (failed, then passed'*"kselftest/futex/run.sh/x"$'\n\ntime: '* ]]
 	stub build-and-boot 'scripts/summarize 3 0 0'
 	run env -u TOP "$p/scripts/check"
@@ -484,7 +487,7 @@ echo "matrix: $1 passed, $2 failed, $3 skipped"'
 	grep -q '^=== tooling tests$' "$BATS_TEST_TMPDIR/log"
 	grep -q '^tooling: 4 passed' "$BATS_TEST_TMPDIR/log"
 	[ "$(grep -c '^kernel default ok$' "$BATS_TEST_TMPDIR/log")" = 1 ]
-	[ "$(tail -n1 "$BATS_TEST_TMPDIR/log")" = "check: 11 passed, 0 failed, 2 skipped" ]
+	[ "$(tail -n1 "$BATS_TEST_TMPDIR/log")" = "check: 15 passed, 0 failed, 3 skipped" ]
 }
 
 @test "make check: a section's lines appear as it runs (CI keeps the log of a job it stops), and each section's time" {
@@ -506,8 +509,8 @@ echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 	touch "$p/scripts/run-tests.go"
 	wait
 	cat "$BATS_TEST_TMPDIR/log"
-	grep -qE '^time: tooling tests [0-9]+ s, build and boot [0-9]+ s, harness tests [0-9]+ s$' "$BATS_TEST_TMPDIR/log"
-	[ "$(tail -n1 "$BATS_TEST_TMPDIR/log")" = "check: 11 passed, 0 failed, 2 skipped" ]
+	grep -qE '^time: tooling tests [0-9]+ s, integration tests [0-9]+ s, build and boot [0-9]+ s, harness tests [0-9]+ s$' "$BATS_TEST_TMPDIR/log"
+	[ "$(tail -n1 "$BATS_TEST_TMPDIR/log")" = "check: 15 passed, 0 failed, 3 skipped" ]
 }
 
 @test "make check: CHECK picks the set, quick unless CHECK=full, says so and hands it to the harness; a bad CHECK is exit 2, nothing run" {
@@ -562,13 +565,13 @@ echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 	# a matrix that dies without its closing line: its last lines say why
 	stub build-and-boot 'echo "kernel default ok"; echo "Traceback (most recent call last):"; echo "OSError: No space left on device"; exit 2'
 	# and a tooling test that failed, far above the end
-	stub run-tests 'if [ "${2:-}" = harness ]; then echo "harness: 1 passed, 0 failed, 0 skipped"; exit 0; fi
+	stub run-tests 'if [ -n "${2:-}" ]; then echo "$2: 1 passed, 0 failed, 0 skipped"; exit 0; fi
 echo "not ok 7 the thing that broke"; i=0; while [ $i -lt 50 ]; do echo "ok $i"; i=$((i + 1)); done
 echo "tooling: 4 passed, 1 failed, 0 skipped"; exit 1'
 	run env -u TOP "$p/scripts/check"
 	echo "$output"
 	[ "$status" -ne 0 ]
-	[ "${lines[-1]}" = "check: 5 passed, 2 failed, 0 skipped" ]
+	[ "${lines[-1]}" = "check: 6 passed, 2 failed, 0 skipped" ]
 	# the recap is the last lines before the total
 	recap=$(printf '%s\n' "${lines[@]}" | tail -n 12)
 	[[ "$recap" == *"tooling tests"*"not ok 7 the thing that broke"* ]]
@@ -581,7 +584,7 @@ i=0; while [ $i -lt 20 ]; do echo "        | output $i"; i=$((i + 1)); done
 echo "        | Expected 0 (0) == ret (-125)"; echo "default: 1 test failed (see results/default)"; scripts/summarize 3 1 0; echo "matrix: not everything passed (class 1)"; exit 1'
 	run env -u TOP "$p/scripts/check"
 	echo "$output"
-	[ "${lines[-1]}" = "check: 8 passed, 2 failed, 0 skipped" ]
+	[ "${lines[-1]}" = "check: 9 passed, 2 failed, 0 skipped" ]
 	recap=$(printf '%s\n' "${lines[@]}" | sed -n '/^=== what failed/,$p')
 	[[ "$recap" == *"[FAIL]  umcg/wake/global.x"*"| output 19"*"| Expected 0 (0) == ret (-125)"*"default: 1 test failed (see results/default)"* ]]
 	[[ "$recap" != *"[PASS]"* ]]

@@ -4,7 +4,7 @@ bats_require_minimum_version 1.5.0
 # directory), the host's rules (pipeline/testsel.py) that must agree with
 # it, and what `make rerun-failed` selects (scripts/select-tests failed).
 
-load helpers
+load ../helpers
 
 setup() {
 	export TESTS_DIR=$BATS_TEST_TMPDIR/tests PATH=$TOP/tests/fixtures/fakes:$PATH

@@ -44,7 +44,7 @@ def res(variant, cls, tests, **kw):
 
 def fake(variant, *specs):
     """A results.json as summarize reads it, from 'id=status' SPECS
-    (tests/tooling/kselftest.bats' fake_results)."""
+    (tests/integration/kselftest.bats' fake_results)."""
     tests = []
     for s in specs:
         i, st = s.rsplit('=', 1)

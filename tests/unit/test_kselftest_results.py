@@ -5,7 +5,7 @@ program, and the guest's retry of a kselftests/flaky.conf failure
 stands. The KTAP is real output (tests/fixtures/ktap/README.md), wrapped
 in the markers of one kselftest suite.
 
-(Moved from tests/tooling/kselftest.bats, where each log was a
+(Moved from tests/integration/kselftest.bats, where each log was a
 parse-console process and each assertion a jq process; the bats file keeps
 a retried failure's way through parse-console and summarize.)
 
@@ -147,7 +147,7 @@ class Nested(unittest.TestCase):
 
 class Retry(unittest.TestCase):
     """A retried flaky.conf failure that passes the second time is a pass
-    marked flaky (tests/tooling/kselftest.bats: through parse-console and
+    marked flaky (tests/integration/kselftest.bats: through parse-console and
     summarize); any other first-run failure stays."""
 
     FAIL = ktap_text('futex-requeue-fail.ktap')

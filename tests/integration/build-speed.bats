@@ -4,10 +4,10 @@ bats_require_minimum_version 1.5.0
 # objects inside the tree (no checkout path in the kernel), the second
 # checkout of repro-check, the skipped config step, donors, and the
 # compiler environment (ccache, remote storage, distcc). The fake kernel
-# (tests/tooling/helpers.bash) names its source as Kbuild does and writes .o.cmd
+# (tests/helpers.bash) names its source as Kbuild does and writes .o.cmd
 # files with CONFIG_ dependencies as fixdep does.
 
-load helpers
+load ../helpers
 
 setup() {
 	fake_project "$BATS_TEST_TMPDIR/p"

@@ -1,11 +1,11 @@
 #!/usr/bin/env bats
 bats_require_minimum_version 1.5.0
-# Everyday use on a fake project (tests/tooling/helpers.bash: fake_project, the
+# Everyday use on a fake project (tests/helpers.bash: fake_project, the
 # fake QEMU): ACCEL in a real test-variant run, TESTS from make to the
 # guest's run-suite, make rerun-failed, kernel reports decoded to
 # file:line from the artifacts alone, and the per-test report.
 
-load helpers
+load ../helpers
 
 setup_file() {
 	fake_project "$BATS_FILE_TMPDIR/p"

@@ -6,7 +6,7 @@ bats_require_minimum_version 1.5.0
 # and JUnit, the pristine kernel (#@ source = pristine) and the regressions
 # column of the summary. Fakes only: seconds, no kernel.
 
-load helpers
+load ../helpers
 
 setup() {
 	export PYTHONDONTWRITEBYTECODE=1

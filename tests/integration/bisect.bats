@@ -5,7 +5,7 @@ bats_require_minimum_version 1.5.0
 # fake QEMU fails the tests of such a kernel), a later one does not build
 # (FAKE_NO_BUILD), the last builds again.
 
-load helpers
+load ../helpers
 
 setup_file() {
 	fake_project "$BATS_FILE_TMPDIR/p"

@@ -5,10 +5,10 @@ bats_require_minimum_version 1.5.0
 # in artifacts/<variant>/ and hashed with the rest, a package version made
 # from the pinned source version and the series, the same bytes on a
 # rebuild, and bad input refused. The fake kernel's bindeb-pkg
-# (tests/tooling/helpers.bash) writes a changelog dated by the clock, as the real
+# (tests/helpers.bash) writes a changelog dated by the clock, as the real
 # mkdebian does, and clamps file times only when SOURCE_DATE_EPOCH is set.
 
-load helpers
+load ../helpers
 
 setup_file() {
 	# One build for the whole file; each test gets its own copy.

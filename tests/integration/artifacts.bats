@@ -1,13 +1,13 @@
 #!/usr/bin/env bats
 bats_require_minimum_version 1.5.0
-# The whole pipeline on a fake project (tests/tooling/helpers.bash: fake_project):
+# The whole pipeline on a fake project (tests/helpers.bash: fake_project):
 # a fake kernel source that "builds" in milliseconds, small guest tests
 # compiled for real, a fake QEMU. What is tested is the contract between
 # the build and the boot (artifacts/<variant>/, variant.json, manifest,
 # SHA256SUMS) and the honesty of the verdicts: results are invalidated
 # first, every variant asked for gets a result, nothing old counts.
 
-load helpers
+load ../helpers
 
 setup_file() {
 	# One build for the whole file; each test gets its own copy.

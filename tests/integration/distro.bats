@@ -6,7 +6,7 @@ bats_require_minimum_version 1.5.0
 # default_set = no` keeps a variant out of what VARIANTS="" means (make,
 # make check, CI); the distro variant is both.
 
-load helpers
+load ../helpers
 
 setup() {
 	fake_project "$BATS_TEST_TMPDIR/p"
