@@ -370,8 +370,9 @@ class CheckLine(unittest.TestCase):
         MAIN_JOB_EXIT."""
         with tempfile.TemporaryDirectory() as p:
             os.makedirs(os.path.join(p, 'scripts'))
-            os.makedirs(os.path.join(p, 'tests', 'harness'))
-            open(os.path.join(p, 'tests', 'harness', 'x.bats'), 'w').close()
+            for t in ('harness', 'integration'):
+                os.makedirs(os.path.join(p, 'tests', t))
+                open(os.path.join(p, 'tests', t, 'x.bats'), 'w').close()
             for f in ('check', 'lib.sh'):
                 with open(os.path.join(SCRIPTS, f), encoding='utf-8') as src, \
                         open(os.path.join(p, 'scripts', f), 'w',
@@ -408,7 +409,7 @@ class CheckLine(unittest.TestCase):
     def test_last_line_unchanged_benchmarks_before_it(self):
         rc, lines, out = self.run_check()
         self.assertEqual(0, rc, out)
-        self.assertEqual('check: 11 passed, 0 failed, 2 skipped', lines[-1])
+        self.assertEqual('check: 15 passed, 0 failed, 3 skipped', lines[-1])
         # (the matrix's own line is further up, in its section)
         self.assertEqual('benchmarks: 2 ran (not counted as passed)',
                          lines[-2])
@@ -418,7 +419,7 @@ class CheckLine(unittest.TestCase):
         # class 1 with no failing test: the summary says 0 failed
         rc, lines, out = self.run_check(main_job_exit=2)
         self.assertNotEqual(0, rc, out)
-        self.assertEqual('check: 11 passed, 1 failed, 2 skipped', lines[-1])
+        self.assertEqual('check: 15 passed, 1 failed, 3 skipped', lines[-1])
 
 
 if __name__ == '__main__':
