@@ -132,7 +132,7 @@ boot_line() { # the QEMU command line of the boot (not the probe)
 	[ "$(result crash .symbolized.error)" = null ]
 	[ -f "$BUILD/symbols/tools/scripts/decode_stacktrace.sh" ]
 	# in the terminal output too
-	[[ "$output" == *"[CRASH] kernel panic during smoke (console.log line "*"): Kernel panic - not syncing: fake panic"* ]]
+	[[ "$output" == *"[CRASH] kernel panic during smoke/ok (console.log line "*"): Kernel panic - not syncing: fake panic"* ]]
 	[[ "$output" == *"        | "*"fake_panic_fn (kernel/foo.c:4)"* ]]
 }
 

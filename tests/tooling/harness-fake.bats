@@ -13,7 +13,17 @@ setup() {
 	k=$BATS_TEST_TMPDIR/bzImage
 	i=$BATS_TEST_TMPDIR/initrd
 	echo fake >"$k"
-	echo fake >"$i"
+	# The initramfs: the guest's real run-suite, and suites smoke and
+	# other of one program each (the fake QEMU runs them with it).
+	local r=$BATS_TEST_TMPDIR/root s
+	mkdir -p "$r/bin"
+	cp "$TOP/guest-tests/runner/run-suite" "$r/bin/"
+	for s in smoke other; do
+		mkdir -p "$r/tests/$s"
+		printf '#!/bin/sh\necho "TAP version 13"; echo "1..1"; echo "ok 1 %s"\n' "$s" >"$r/tests/$s/t"
+		chmod +x "$r/tests/$s/t"
+	done
+	(cd "$r" && find . | cpio -o -H newc --quiet | gzip) >"$i"
 	log=$BATS_TEST_TMPDIR/out/console.log
 	mkdir -p "$BATS_TEST_TMPDIR/out"
 }
@@ -48,7 +58,7 @@ no_fake_left() {
 @test "harness: a clean boot runs every suite, powers off and passes (class 0)" {
 	boot clean 5 5 "smoke:5 other:5"
 	[ "$harness" -eq 0 ]
-	[ "$class" -eq 0 ]
+	[ "$class" -eq 0 ] || { cat "$log"; jq .reasons "$BATS_TEST_TMPDIR/out/results.json"; false; }
 	[ "$(jq -r .counts.pass "$BATS_TEST_TMPDIR/out/results.json")" = 2 ]
 	grep -q '^@@@ HARNESS QEMU-EXIT status=0' "$log"
 	no_fake_left
@@ -141,7 +151,7 @@ no_fake_left() {
 @test "harness: the final command runs after the suites; one that hangs is FINAL-TIMEOUT" {
 	boot clean 5 10 "smoke:5" --final "debug-checks"
 	[ "$harness" -eq 0 ]
-	[ "$class" -eq 0 ]
+	[ "$class" -eq 0 ] || { cat "$log"; jq .reasons "$BATS_TEST_TMPDIR/out/results.json"; false; }
 	grep -q '^@@@ HARNESS SEND debug-checks' "$log"
 	# after the suite, before the power-off
 	[ "$(grep -n '^@@@ HARNESS SEND' "$log" | cut -d' ' -f4- | paste -sd'|')" = "run-suite smoke|debug-checks|poweroff -f" ]
