@@ -8,7 +8,7 @@
 
 ## RUNTIME: podman, or native (the same scripts on the host) [podman]
 RUNTIME    ?= podman
-## VARIANTS: variants to build/boot, space separated [the default set (scripts/variant list); make check: its quick set]
+## VARIANTS: variants to build/boot, space separated [the default set (scripts/pipeline config list); make check: its quick set]
 VARIANTS   ?=
 ## JOBS: container-build: kernels built at the same time; make, matrix: boots at the same time [1]
 JOBS       ?= 1
@@ -63,10 +63,9 @@ export PREBUILT := 1
 endif
 
 IN := scripts/in-container
-# The one command line of the Python stages (pipeline/cli.py); make runs
-# in the checkout's top directory, where the package is. No __pycache__
-# in the source tree.
-PIPELINE := PYTHONDONTWRITEBYTECODE=1 python3 -m pipeline
+# The one command line of the Python stages (pipeline/cli.py), with
+# Debian's python3 and no __pycache__ in the source tree.
+PIPELINE := scripts/pipeline
 # Every target that writes build/, artifacts/ or results/ runs under the
 # checkout's lock (scripts/checkout-lock: a second run refuses, or waits
 # with WAIT=1); help, parse, compare and test do not take it (they build

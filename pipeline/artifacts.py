@@ -127,7 +127,7 @@ def changes(kernel: str, built: KernelInputs, now: KernelInputs) -> list[str]:
                    ', '.join(patch_changes(built.series, now.series)))
     if differs('kconfig_sha256'):
         why.append('its Kconfig lines changed since it was built '
-                   '(`scripts/variant kconfig %s`)' % kernel)
+                   '(`scripts/pipeline config kconfig %s`)' % kernel)
     if differs('commit'):
         why.append('the kernel tree is at %s, it was built from %s' % (
             now.commit, built.commit))
@@ -469,7 +469,7 @@ def program_tests(path: str) -> list[str] | None:
     one: a kselftest_harness program's "-l" table, a kselftest target's
     "--list" (scripts/kselftest-suite); None for any other program, which
     is not started here. The names go into the plan of every boot
-    (scripts/boot-plan), so that a test that never printed is named."""
+    (scripts/pipeline boot plan), so that a test that never printed is named."""
     try:
         with open(path, 'rb') as f:
             data = f.read()

@@ -11,7 +11,7 @@ the accelerator's QEMU arguments (ACCELS; scripts/accel-probe boots a tiny
 guest with exactly these before it says that KVM works), suite timeouts
 scaled by the variant's timeout_scale and the accelerator's factor,
 silence as the largest of the variant's and the suites', and which suites
-a TESTS selection needs (pipeline/testsel.py). scripts/boot-plan is its
+a TESTS selection needs (pipeline/testsel.py). scripts/pipeline boot plan is its
 command line; accel-probe and test-variant run QEMU from what it prints.
 """
 
@@ -290,7 +290,7 @@ def harness(artifacts: str, v: Variant, log: str, suites: list[str],
 
 
 
-# The boot plan subcommand (scripts/boot-plan): what a boot runs, one
+# The boot plan subcommand (scripts/pipeline boot plan): what a boot runs, one
 # argument a line, for test-variant, boot-interactive, accel-probe, ...
 
 PLAN = """How to boot a variant, from its artifacts alone (pipeline/boot.py).
@@ -354,7 +354,7 @@ def _plan_args(ap: argparse.ArgumentParser) -> None:
 
 
 def plan_lines(a: argparse.Namespace) -> list[str]:
-    """What `boot plan` (scripts/boot-plan) prints for arguments A."""
+    """What `boot plan` (scripts/pipeline boot plan) prints for arguments A."""
     accel_of(a.accel)
     if a.cmd == 'list':
         out = artifacts.variants_in(a.artifacts)

@@ -1,6 +1,6 @@
 """The build side: what a kernel build checks and records, in-process.
 
-The config check (scripts/check-config, scripts/config-variant): every
+The config check (scripts/pipeline build check-config, scripts/config-variant): every
 option the variant's fragments set must have that value in the .config
 olddefconfig wrote. Kconfig drops an option whose dependencies are missing
 without a word, and a debug variant without KASAN would "pass" while

@@ -93,7 +93,10 @@ def guard(main: Callable[[list], int], argv: list, prog: str) -> int:
         return 2
 
 
-def parser(prog: str = 'pipeline') -> argparse.ArgumentParser:
+def parser(prog: str = 'pipeline',
+           only: Command | None = None) -> argparse.ArgumentParser:
+    """The command line; with ONLY, that subcommand's alone (imported
+    alone: scripts/pipeline config runs many times a build)."""
     ap = argparse.ArgumentParser(
         prog=prog, description='kernel-pipeline: the stages of the main '
         'job and the tools around its results.',
@@ -102,7 +105,7 @@ def parser(prog: str = 'pipeline') -> argparse.ArgumentParser:
         'error, 3 the kernel crashed or reported a bug.')
     sub = ap.add_subparsers(dest='command', required=True,
                             metavar='SUBCOMMAND')
-    for c in commands().values():
+    for c in [only] if only else commands().values():
         _configure(sub.add_parser(c.name, help=c.summary, **c.parser_args()),
                    c)
     return ap
@@ -123,7 +126,7 @@ def _configure(p: argparse.ArgumentParser, c: Command) -> None:
 
 def _first(name: str) -> dict[str, Command]:
     """The top-level subcommands of the first module of COMMAND_MODULES
-    that has NAME, importing no further (a wrapper such as scripts/variant
+    that has NAME, importing no further (a wrapper such as scripts/pipeline config
     runs many times a build: it imports its own module only); all of them
     when none has it."""
     for module in COMMAND_MODULES:
@@ -151,11 +154,13 @@ def main(argv: list | None = None, prog: str = 'pipeline') -> int:
     """python3 -m pipeline."""
     argv = sys.argv[1:] if argv is None else argv
 
+    path = _path(argv)
+
     def run(args):
-        a = parser(prog).parse_args(args)
+        a = parser(prog, path[0] if path else None).parse_args(args)
         return a.run(a)
     # (errors name the subcommand, as a script's name its script)
-    name = ' '.join(c.name for c in _path(argv))
+    name = ' '.join(c.name for c in path)
     return guard(run, argv, '%s %s' % (prog, name) if name else prog)
 
 

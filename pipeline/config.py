@@ -667,7 +667,7 @@ def series_hash(directory: str | None = None) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-# The config subcommand (scripts/variant): what a variant is made of, for
+# The config subcommand (scripts/pipeline config): what a variant is made of, for
 # the shell steps. A call costs a Python start (~40 ms of CPU): a step
 # asks per variant once (get NAME KEY..., each, initramfs), not per
 # parameter.
@@ -790,7 +790,7 @@ def _config_args(ap: argparse.ArgumentParser) -> None:
 
 
 def config_lines(a: argparse.Namespace) -> list[str]:
-    """What `config` (scripts/variant) prints for parsed arguments A."""
+    """What `config` (scripts/pipeline config) prints for parsed arguments A."""
     if a.cmd == 'list':
         if a.all:
             return names()

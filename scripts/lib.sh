@@ -120,7 +120,7 @@ deps_list() {
 # The variant resolver (pipeline/config.py): parameters, kernels,
 # fragments and suites come from it and nowhere else.
 variant() {
-	"$TOP/scripts/variant" "$@"
+	"$TOP/scripts/pipeline" config "$@"
 }
 
 # capture ARRAY CMD...: CMD's output lines into ARRAY, failing (with CMD's

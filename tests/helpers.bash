@@ -9,8 +9,8 @@ export TOP
 export PIPELINE_CACHE=${BATS_TEST_TMPDIR:-${BATS_RUN_TMPDIR:-/tmp}}/pipeline-cache
 unset CCACHE_DIR
 
-# scripts/variant, shorter.
-V() { "$TOP/scripts/variant" "$@"; }
+# scripts/pipeline config, shorter.
+V() { "$TOP/scripts/pipeline" config "$@"; }
 
 # A scratch configs/ with the given variant files (NAME:LINE|LINE...).
 cfg() {

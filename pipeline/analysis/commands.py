@@ -72,7 +72,7 @@ One line per test: [PASS], [BENCH] (a benchmark that ran: it measured,
 it is no pass), [FAIL], [SKIP], or [CRASH] (a test that died with the
 kernel), with its duration, skip reason or metrics; under each
 failure the end of its output; then one [CRASH] line per kernel report
-with the report itself, decoded to file:line when scripts/symbolize could
+with the report itself, decoded to file:line when scripts/pipeline symbolize could
 ("decoded" in results.json), and one [ERROR] line per infrastructure
 problem (boot or suite timeout, silence, no result). Colours only on a
 terminal, never with NO_COLOR set (https://no-color.org) or TERM=dumb,

@@ -37,7 +37,7 @@ def parse(text, patterns=None, variant=None, log_path=None,
     """Classify one console log. Returns its BootResult.
     harness_status: the harness's exit status, when known; a failure the
     log does not explain is still class 2, recorded with its reason.
-    plan: what the boot was planned to run (scripts/boot-plan --plan-out):
+    plan: what the boot was planned to run (scripts/pipeline boot plan --plan-out):
     every planned program must have run and every planned debug checker
     must have stayed on, or the run is class 2."""
     if patterns is None:

@@ -1,4 +1,4 @@
-"""The parse subcommand (scripts/parse-console, make parse): classify one
+"""The parse subcommand (scripts/pipeline parse, make parse): classify one
 saved console.log and write its results.
 
 The work is pipeline.results.parse(), a pure function of the log text;
@@ -23,7 +23,7 @@ Exit status is the boot's exit class: 0 all passed, 1 a test failed,
 2 infrastructure problem or timeout, 3 the kernel crashed or reported a bug.
 Prints a one-line summary; with --out writes DIR/results.json, DIR/junit.xml
 and DIR/<suite>.ktap. The log is held against the boot's plan
-(scripts/boot-plan --plan-out): --plan FILE, else plan.json next to LOG
+(scripts/pipeline boot plan --plan-out): --plan FILE, else plan.json next to LOG
 when there is one.
 
 With --symbolize and --report (and --out), the rest of the end of a boot

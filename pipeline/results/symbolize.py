@@ -1,5 +1,5 @@
 """Kernel reports of a run decoded to file:line (the symbolize
-subcommand, scripts/symbolize; parse --symbolize).
+subcommand, scripts/pipeline symbolize; parse --symbolize).
 
 For each kernel report in RESULTS_DIR/results.json, runs the kernel tree's
 scripts/decode_stacktrace.sh over its excerpt against the vmlinux of the

@@ -30,7 +30,7 @@ def assemble(ps, variant=None, log_path=None, plan=None,
     """The BootResult of the finished state machine PS.
     harness_status: the harness's exit status, when known; a failure the
     log does not explain is still class 2, recorded with its reason.
-    plan: what the boot was planned to run (scripts/boot-plan --plan-out):
+    plan: what the boot was planned to run (scripts/pipeline boot plan --plan-out):
     every planned program must have run and every planned debug checker
     must have stayed on, or the run is class 2."""
     res = _assemble(ps, variant, log_path, plan)
@@ -373,7 +373,7 @@ def _check_tests(suite, prog, want, tests, ps):
 
 
 def read_plan(path):
-    """A plan written by scripts/boot-plan --plan-out."""
+    """A plan written by scripts/pipeline boot plan --plan-out."""
     with open(path, encoding='utf-8') as f:
         try:
             plan = json.load(f)

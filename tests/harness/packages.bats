@@ -65,7 +65,7 @@ setup_file() {
 	# make compare reads it beside a QEMU run of default's initramfs
 	# (the one the main job left, when there is one)
 	if [ -f "$TOP/results/default/results.json" ]; then
-		run "$TOP/scripts/compare" "$TOP/results/default" "$r"
+		run "$TOP/scripts/pipeline" compare "$TOP/results/default" "$r"
 		echo "$output"
 		[[ "$output" == *"== default"* ]]
 		[ "$status" -le 1 ]

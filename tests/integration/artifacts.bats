@@ -236,10 +236,10 @@ result() { # VARIANT JQ
 	sed -i 's/^#@ cmdline = .*/&\n#@ qemu_args = -numa node,nodeid=0\n#@ timeout_scale = 3/' "$CONFIGS/default.variant"
 	echo 'silence = 40' >>"$GUEST_TESTS/selftest/suite.conf"
 	VARIANTS=default "$TOP/scripts/build-all"
-	run "$TOP/scripts/boot-plan" qemu "$ARTIFACTS" default
+	run "$TOP/scripts/pipeline" boot plan qemu "$ARTIFACTS" default
 	[ "${lines[-2]}" = -numa ]
 	[ "${lines[-1]}" = node,nodeid=0 ]
-	run "$TOP/scripts/boot-plan" harness "$ARTIFACTS" default /x.log smoke selftest
+	run "$TOP/scripts/pipeline" boot plan harness "$ARTIFACTS" default /x.log smoke selftest
 	[[ "$output" == *$'\n5\n40\nsmoke:15 selftest:15\n'* ]]
 }
 
@@ -250,23 +250,23 @@ result() { # VARIANT JQ
 	cp "$ARTIFACTS/default/bzImage" "$r/boot/vmlinuz-$rel"
 	echo initrd >"$r/boot/initrd.img-$rel"
 	printf '#!/bin/sh\n' >"$r/pipeline-init"
-	run "$TOP/scripts/boot-plan" --rootfs "$r" qemu "$ARTIFACTS" default
+	run "$TOP/scripts/pipeline" boot plan --rootfs "$r" qemu "$ARTIFACTS" default
 	[ "$status" -eq 0 ]
 	[[ "$output" == *$'\n-kernel\n'"$r/boot/vmlinuz-$rel"$'\n-initrd\n'"$r/boot/initrd.img-$rel"$'\n'* ]]
 	[[ "$output" == *" root=kproot rootfstype=9p rootflags=trans=virtio,version=9p2000.L rw fsck.mode=skip init=/pipeline-init"$'\n'* ]]
 	# a comma in the path is doubled, as QEMU's option syntax wants
 	[ "${lines[-2]}" = -virtfs ]
 	[ "${lines[-1]}" = "local,path=${r//,/,,},mount_tag=kproot,security_model=passthrough,id=kproot" ]
-	run "$TOP/scripts/boot-plan" --rootfs "$r" harness "$ARTIFACTS" default /x.log smoke
+	run "$TOP/scripts/pipeline" boot plan --rootfs "$r" harness "$ARTIFACTS" default /x.log smoke
 	[ "$status" -eq 0 ]
 	[ "${lines[-2]}" = -virtfs ]
 	echo other >>"$r/boot/vmlinuz-$rel"
-	run "$TOP/scripts/boot-plan" --rootfs "$r" qemu "$ARTIFACTS" default
+	run "$TOP/scripts/pipeline" boot plan --rootfs "$r" qemu "$ARTIFACTS" default
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"vmlinuz-$rel is not the bzImage default was built with"* ]]
 	cp "$ARTIFACTS/default/bzImage" "$r/boot/vmlinuz-$rel"
 	rm "$r/pipeline-init"
-	run "$TOP/scripts/boot-plan" --rootfs "$r" qemu "$ARTIFACTS" default
+	run "$TOP/scripts/pipeline" boot plan --rootfs "$r" qemu "$ARTIFACTS" default
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"has no installed init $r/pipeline-init"* ]]
 }
@@ -276,23 +276,23 @@ result() { # VARIANT JQ
 	VARIANTS=default "$TOP/scripts/build-all"
 	[ "$(jq -r .params.icount "$ARTIFACTS/default/variant.json")" = shift=0,sleep=off ]
 	for accel in tcg kvm; do
-		run "$TOP/scripts/boot-plan" --accel "$accel" qemu "$ARTIFACTS" default
+		run "$TOP/scripts/pipeline" boot plan --accel "$accel" qemu "$ARTIFACTS" default
 		[ "$status" -eq 0 ]
 		[ "${lines[1]} ${lines[2]} ${lines[3]} ${lines[4]}" = "-accel tcg,thread=single -icount shift=0,sleep=off" ]
 		[[ "$output" != *kvm* && "$output" != *thread=multi* ]]
 		# KVM's shorter timeouts are not applied to an instruction-counted TCG boot
-		run "$TOP/scripts/boot-plan" --accel "$accel" --accel-reason "probed" harness "$ARTIFACTS" default /x.log smoke
+		run "$TOP/scripts/pipeline" boot plan --accel "$accel" --accel-reason "probed" harness "$ARTIFACTS" default /x.log smoke
 		[[ "$output" == *$'\n--accel\ntcg\n--accel-reason\nthe variant counts instructions (#@ icount = shift=0,sleep=off), which KVM cannot; probed\n'* ]]
 		[[ "$output" == *$'\nsmoke:5\n'* ]]
 	done
 	# without it: the probed accelerator, multi-threaded TCG
-	[ "$("$TOP/scripts/boot-plan" --accel tcg qemu "$ARTIFACTS" crash | sed -n 2,3p | tr '\n' ' ')" = "-accel tcg,thread=multi " ]
+	[ "$("$TOP/scripts/pipeline" boot plan --accel tcg qemu "$ARTIFACTS" crash | sed -n 2,3p | tr '\n' ' ')" = "-accel tcg,thread=multi " ]
 }
 
 # `#@ KEY = VALUE` in default.variant is refused, naming the line and KEY.
 param_refused() { # KEY VALUE MESSAGE
 	sed -i "s/^#@ cmdline = .*/&\n#@ $1 = $2/" "$CONFIGS/default.variant"
-	run "$TOP/scripts/variant" get default "$1"
+	run "$TOP/scripts/pipeline" config get default "$1"
 	[ "$status" -ne 0 ]
 	[[ "$output" =~ default\.variant:[0-9]+:.*$1.*"$3" ]]
 }
@@ -305,18 +305,18 @@ param_refused() { # KEY VALUE MESSAGE
 	sed -i 's/^#@ cmdline = .*/&\n#@ tcg_threads = single/' "$CONFIGS/default.variant"
 	VARIANTS=default "$TOP/scripts/build-all"
 	[ "$(jq -r .params.tcg_threads "$ARTIFACTS/default/variant.json")" = single ]
-	run "$TOP/scripts/boot-plan" --accel tcg qemu "$ARTIFACTS" default
+	run "$TOP/scripts/pipeline" boot plan --accel tcg qemu "$ARTIFACTS" default
 	[ "$status" -eq 0 ]
 	[ "${lines[1]} ${lines[2]} ${lines[3]}" = "-accel tcg,thread=single -no-reboot" ]
-	run "$TOP/scripts/boot-plan" --accel tcg --accel-reason "probed" harness "$ARTIFACTS" default /x.log smoke
+	run "$TOP/scripts/pipeline" boot plan --accel tcg --accel-reason "probed" harness "$ARTIFACTS" default /x.log smoke
 	[[ "$output" == *$'\n--accel\ntcg\n--accel-reason\nprobed; one TCG thread for every vCPU (#@ tcg_threads = single)\n'* ]]
 	# KVM has no TCG threads: the probed accelerator as it is
-	run "$TOP/scripts/boot-plan" --accel kvm qemu "$ARTIFACTS" default
+	run "$TOP/scripts/pipeline" boot plan --accel kvm qemu "$ARTIFACTS" default
 	[ "${lines[1]} ${lines[2]}" = "-accel kvm" ]
 	# without it (a variant.json written before the parameter): multi-threaded
 	jq 'del(.params.tcg_threads)' "$ARTIFACTS/default/variant.json" >"$BATS_TEST_TMPDIR/v"
 	mv "$BATS_TEST_TMPDIR/v" "$ARTIFACTS/default/variant.json"
-	[ "$("$TOP/scripts/boot-plan" --accel tcg qemu "$ARTIFACTS" default | sed -n 2,3p | tr '\n' ' ')" = "-accel tcg,thread=multi " ]
+	[ "$("$TOP/scripts/pipeline" boot plan --accel tcg qemu "$ARTIFACTS" default | sed -n 2,3p | tr '\n' ' ')" = "-accel tcg,thread=multi " ]
 }
 
 @test "variant: #@ tcg_threads other than multi or single is refused with the line named" {
@@ -327,21 +327,21 @@ param_refused() { # KEY VALUE MESSAGE
 	sed -i 's/^#@ cmdline = .*/&\n#@ cpu = max/' "$CONFIGS/default.variant"
 	VARIANTS=default "$TOP/scripts/build-all"
 	[ "$(jq -r .params.cpu "$ARTIFACTS/default/variant.json")" = max ]
-	run "$TOP/scripts/boot-plan" --accel tcg qemu "$ARTIFACTS" default
+	run "$TOP/scripts/pipeline" boot plan --accel tcg qemu "$ARTIFACTS" default
 	[ "$status" -eq 0 ]
 	[ "${lines[1]} ${lines[2]} ${lines[3]} ${lines[4]}" = "-accel tcg,thread=multi -cpu max" ]
-	run "$TOP/scripts/boot-plan" --accel tcg --accel-reason "probed" harness "$ARTIFACTS" default /x.log smoke
+	run "$TOP/scripts/pipeline" boot plan --accel tcg --accel-reason "probed" harness "$ARTIFACTS" default /x.log smoke
 	[[ "$output" == *$'\n--accel-reason\nprobed; CPU model max (#@ cpu = max): every feature TCG emulates, AMD SVM with nested paging among them: KVM inside the guest without shadow paging\n'* ]]
 	# with one TCG thread as well: both said
 	sed -i 's/^#@ cpu = max/&\n#@ tcg_threads = single/' "$CONFIGS/default.variant"
 	VARIANTS=default "$TOP/scripts/build-all"
-	run "$TOP/scripts/boot-plan" --accel tcg --accel-reason "probed" harness "$ARTIFACTS" default /x.log smoke
+	run "$TOP/scripts/pipeline" boot plan --accel tcg --accel-reason "probed" harness "$ARTIFACTS" default /x.log smoke
 	[[ "$output" == *$'\n--accel-reason\nprobed; one TCG thread for every vCPU (#@ tcg_threads = single); CPU model max'* ]]
 	# KVM: the host's CPU, as the probe ran it, and the accel line says so
-	run "$TOP/scripts/boot-plan" --accel kvm qemu "$ARTIFACTS" default
+	run "$TOP/scripts/pipeline" boot plan --accel kvm qemu "$ARTIFACTS" default
 	[ "${lines[1]} ${lines[2]} ${lines[3]} ${lines[4]}" = "-accel kvm -cpu host" ]
 	[[ "$output" != *"-cpu"$'\n'"max"* ]]
-	run "$TOP/scripts/boot-plan" --accel kvm --accel-reason "probed" harness "$ARTIFACTS" default /x.log smoke
+	run "$TOP/scripts/pipeline" boot plan --accel kvm --accel-reason "probed" harness "$ARTIFACTS" default /x.log smoke
 	[[ "$output" == *$'\n--accel-reason\nprobed; the variant\'s CPU model (#@ cpu = max) is not used: under KVM the guest has the host\'s CPU (-cpu host)\n'* ]]
 	# test-variant's accel line names it
 	run "$TOP/scripts/test-variant" default
@@ -398,7 +398,7 @@ param_refused() { # KEY VALUE MESSAGE
 }
 
 @test "test-variant: a kernel built from other Kconfig lines is refused, class 2; a run parameter edit is not a kernel change" {
-	[ "$(jq -r .kconfig_sha256 "$ARTIFACTS/default/kernel.json")" = "$("$TOP/scripts/variant" kconfig default | sha256sum | cut -d' ' -f1)" ]
+	[ "$(jq -r .kconfig_sha256 "$ARTIFACTS/default/kernel.json")" = "$("$TOP/scripts/pipeline" config kconfig default | sha256sum | cut -d' ' -f1)" ]
 	cp "$CONFIGS/default.variant" "$BATS_TEST_TMPDIR/default.variant"
 	echo 'CONFIG_OTHER=y' >>"$CONFIGS/default.variant"
 	run "$TOP/scripts/test-variant" default
@@ -434,15 +434,15 @@ param_refused() { # KEY VALUE MESSAGE
 @test "boot-plan --plan-out: each suite's programs after TESTS, the tests of programs that list them, the debug checkers; describe-artifacts lists a program's tests only where it can say them" {
 	jq '.suites.smoke.tests = {"ok": ["global.a", "global.b"]}' "$ARTIFACTS/default/variant.json" >"$BATS_TEST_TMPDIR/v"
 	mv "$BATS_TEST_TMPDIR/v" "$ARTIFACTS/default/variant.json"
-	run "$TOP/scripts/boot-plan" --plan-out "$BATS_TEST_TMPDIR/plan.json" harness "$ARTIFACTS" default /x.log
+	run "$TOP/scripts/pipeline" boot plan --plan-out "$BATS_TEST_TMPDIR/plan.json" harness "$ARTIFACTS" default /x.log
 	[ "$status" -eq 0 ]
 	[ "$(jq -c '[.format, .suites, .checkers, .tests]' "$BATS_TEST_TMPDIR/plan.json")" = \
 		'["kernel-pipeline-plan/1",[{"name":"smoke","programs":["ok"],"optional":[],"tests":{"ok":["global.a","global.b"]}}],[],[]]' ]
-	run "$TOP/scripts/boot-plan" --tests 'smoke/ok/global.a' --plan-out "$BATS_TEST_TMPDIR/plan.json" harness "$ARTIFACTS" default /x.log
+	run "$TOP/scripts/pipeline" boot plan --tests 'smoke/ok/global.a' --plan-out "$BATS_TEST_TMPDIR/plan.json" harness "$ARTIFACTS" default /x.log
 	[ "$(jq -c '.suites' "$BATS_TEST_TMPDIR/plan.json")" = '[{"name":"smoke","programs":[],"optional":["ok"],"tests":{"ok":["global.a"]}}]' ]
 	# a kernel config that is not the one variant.json names cannot be planned for
 	echo 'CONFIG_OTHER=y' >>"$ARTIFACTS/default/config"
-	run "$TOP/scripts/boot-plan" --plan-out "$BATS_TEST_TMPDIR/plan.json" harness "$ARTIFACTS" default /x.log
+	run "$TOP/scripts/pipeline" boot plan --plan-out "$BATS_TEST_TMPDIR/plan.json" harness "$ARTIFACTS" default /x.log
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"/default/config is not the config default was built with"* ]]
 	# the names: a kselftest_harness program's -l, a kselftest target's

@@ -48,7 +48,7 @@ setup() {
 	# and how to compare it with GOOD's run, which works
 	r=$BUILD/bisect-run/results
 	[[ "$output" == *"against GOOD: make compare A=$r/${c1:0:12} B=$r/${c2:0:12}"* ]]
-	run "$TOP/scripts/compare" "$r/${c1:0:12}" "$r/${c2:0:12}"
+	run "$TOP/scripts/pipeline" compare "$r/${c1:0:12}" "$r/${c2:0:12}"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"NEW FAILURE  smoke/ok/smoke: pass -> fail"* ]]
 	# c3 does not build: if bisect asked, it was a skip (125), never "bad"

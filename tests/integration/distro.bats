@@ -26,8 +26,8 @@ setup() {
 	grep -qx CONFIG_FEATURE=y "$obj/.config"
 	run ! grep -E 'CONFIG_TINY|CONFIG_BASE' "$obj/.config"
 	# and the kernel's inputs say what it was merged onto
-	[ "$("$TOP/scripts/variant" kconfig deb | head -n1)" = "# merged onto: debian" ]
-	[ "$("$TOP/scripts/variant" fragments deb)" = "$CONFIGS/deb.variant" ]
+	[ "$("$TOP/scripts/pipeline" config kconfig deb | head -n1)" = "# merged onto: debian" ]
+	[ "$("$TOP/scripts/pipeline" config fragments deb)" = "$CONFIGS/deb.variant" ]
 }
 
 @test "config = debian: an option Kconfig drops is exit 2, as for every variant" {
@@ -36,7 +36,7 @@ setup() {
 	[ "$status" -eq 2 ]
 	[[ "$output" == *CONFIG_NEEDS_MISSING* ]]
 	add_variant bad '#@ config = fedora'
-	run "$TOP/scripts/variant" check bad
+	run "$TOP/scripts/pipeline" config check bad
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"bad.variant:1: config: expected tiny"* ]]
 }
@@ -56,8 +56,8 @@ setup() {
 
 @test "default_set = no: left out of VARIANTS=\"\" (build-all, variant list), built when named" {
 	add_variant big '#@ extends = default' '#@ default_set = no' 'CONFIG_BIG=y'
-	[ "$("$TOP/scripts/variant" list)" = default ]
-	[ "$("$TOP/scripts/variant" list --all | tr '\n' ' ')" = "big default " ]
+	[ "$("$TOP/scripts/pipeline" config list)" = default ]
+	[ "$("$TOP/scripts/pipeline" config list --all | tr '\n' ' ')" = "big default " ]
 	"$TOP/scripts/build-all" >/dev/null 2>&1
 	[ -f "$ARTIFACTS/default/bzImage" ]
 	[ ! -e "$ARTIFACTS/big" ]
@@ -67,11 +67,11 @@ setup() {
 
 @test "check_set = full: in the default set, left out of make check's quick set (variant list --check quick); a bad value is exit 2" {
 	add_variant slow '#@ extends = default' '#@ check_set = full' 'CONFIG_SLOW=y'
-	[ "$("$TOP/scripts/variant" list | tr '\n' ' ')" = "default slow " ]
-	[ "$("$TOP/scripts/variant" list --check quick)" = default ]
-	[ "$("$TOP/scripts/variant" list --check full | tr '\n' ' ')" = "default slow " ]
+	[ "$("$TOP/scripts/pipeline" config list | tr '\n' ' ')" = "default slow " ]
+	[ "$("$TOP/scripts/pipeline" config list --check quick)" = default ]
+	[ "$("$TOP/scripts/pipeline" config list --check full | tr '\n' ' ')" = "default slow " ]
 	add_variant odd '#@ extends = default' '#@ check_set = sometimes'
-	run "$TOP/scripts/variant" check odd
+	run "$TOP/scripts/pipeline" config check odd
 	echo "$output"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *check_set*sometimes* ]]
@@ -79,7 +79,7 @@ setup() {
 
 @test "the distro variant: Debian's config, the series' options, modules, no signing key; not in the default set" {
 	unset CONFIGS GUEST_TESTS
-	V() { "$TOP/scripts/variant" "$@"; }
+	V() { "$TOP/scripts/pipeline" config "$@"; }
 	[ "$(V get distro config)" = debian ]
 	[ "$(V get distro default_set)" = no ]
 	run V list
@@ -107,7 +107,7 @@ setup() {
 	grep -qx CONFIG_FEATURE=y "$obj/.config"
 	[ "$(cat "$obj/localmodconfig.changes")" = "CONFIG_DROP: m -> n" ]
 	# the list is an input of the kernel
-	"$TOP/scripts/variant" kconfig vm | grep -qx '# localmodconfig: configs/vm.lsmod'
+	"$TOP/scripts/pipeline" config kconfig vm | grep -qx '# localmodconfig: configs/vm.lsmod'
 	# a built-in that became a module
 	echo 'flip 16384 0' >>"$CONFIGS/vm.lsmod"
 	run "$TOP/scripts/config-variant" vm "$(readlink -f "$BUILD/linux")" "$obj"

@@ -20,7 +20,7 @@ setup() {
 	[ "$(KSELFTEST=full V get a kselftest_set)" = full ]
 	run V get a kselftest_set
 	[ "$output" = quick ]
-	run env KSELFTEST=most "$TOP/scripts/variant" get a kselftest_set
+	run env KSELFTEST=most "$TOP/scripts/pipeline" config get a kselftest_set
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"environment (KSELFTEST): kselftest_set: expected quick or full, not 'most'"* ]]
 	run V get b kselftests
@@ -231,7 +231,7 @@ ksft_retry_log() { # FIRST RETRY-LINE SECOND
 	R=$BATS_TEST_TMPDIR/results
 	ksft_retry_log futex-requeue-fail.ktap '@@@ RETRY kselftest/futex run.sh/futex_requeue?many*' futex-pass.ktap \
 		>"$BATS_TEST_TMPDIR/console.log"
-	run "$TOP/scripts/parse-console" --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
+	run "$TOP/scripts/pipeline" parse --out "$R/default" "$BATS_TEST_TMPDIR/console.log"
 	[ "$status" -eq 0 ]
 	r=$R/default/results.json
 	[ "$(jq -r .exit_class "$r")" = 0 ]
@@ -249,7 +249,7 @@ ksft_retry_log() { # FIRST RETRY-LINE SECOND
 	[[ "$(jq -r .tests[0].id "$r")" == kselftest/futex/* ]]
 	grep -q '<flakyFailure message=".*futex_requeue many returned' "$R/default/junit.xml"
 	[[ "$output" == *"1 flaky"* ]]
-	run "$TOP/scripts/summarize" "$R" default
+	run "$TOP/scripts/pipeline" summarize "$R" default
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"default: flaky (failed, then passed when run again in the same boot): kselftest/futex/run.sh/futex_requeue many succeeds"* ]]
 	[ "$(jq -c '.variants[0].flaky_tests' "$R/summary.json")" = '["kselftest/futex/run.sh/futex_requeue many succeeds"]' ]
@@ -281,7 +281,7 @@ PY
 	R=$BATS_TEST_TMPDIR/results
 	fake_results "$R" default k/a/x=fail k/a/y=fail k/a/z=pass k/a/w=error u/p/t=fail
 	fake_results "$R" pristine k/a/x=pass k/a/y=fail k/a/z=pass k/a/w=pass
-	run "$TOP/scripts/summarize" "$R" default pristine
+	run "$TOP/scripts/pipeline" summarize "$R" default pristine
 	[ "$status" -eq 1 ]
 	[ "$(jq -c '.variants[] | select(.variant == "default") | [.regressions, .known_failures]' "$R/summary.json")" = '[2,1]' ]
 	[ "$(jq -c '.variants[] | select(.variant == "default") | .regressed_tests' "$R/summary.json")" = '["k/a/w","k/a/x"]' ]
@@ -290,11 +290,11 @@ PY
 	[[ "$output" == *"default: regressions versus pristine: k/a/w k/a/x"* ]]
 	[[ "$output" == *"default: known failures (also on pristine): k/a/y"* ]]
 	# without pristine in the run there is nothing to judge against
-	run "$TOP/scripts/summarize" "$R" default
+	run "$TOP/scripts/pipeline" summarize "$R" default
 	[ "$(jq -c '.variants[0].regressions' "$R/summary.json")" = null ]
 	# nor when pristine ran no test (it did not build or boot): "-", not 0
 	fake_results "$R" pristine
-	run "$TOP/scripts/summarize" "$R" default pristine
+	run "$TOP/scripts/pipeline" summarize "$R" default pristine
 	[ "$(jq -c '.variants[0].regressions' "$R/summary.json")" = null ]
 	[[ "${lines[1]}" == "default "*" 3       -            1"* ]]
 }
@@ -308,7 +308,7 @@ PY
 		k/p/missing-results=error k/z/other=fail k/m/co=fail
 	fake_results "$R" pristine 'k/f/run.sh/t one=pass' 'k/f/run.sh/t two=pass' k/m/cow/a=pass \
 		k/m/cow/b=skip k/m/kfail/a=pass k/m/kfail/b=fail k/p/poll/x=pass k/p/wait/y=skip
-	run "$TOP/scripts/summarize" "$R" default pristine
+	run "$TOP/scripts/pipeline" summarize "$R" default pristine
 	[ "$status" -eq 1 ]
 	[ "$(jq -c '.variants[] | select(.variant == "default") | .regressed_tests' "$R/summary.json")" = \
 		'["k/f/selftests: f: run.sh","k/m/cow","k/p/missing-results"]' ]
@@ -384,7 +384,7 @@ SH
 	# scaled): the silence limit outlasts that, under KVM as well
 	[ "$(jq -r .suites.kselftest.test_timeout "$ARTIFACTS/default/variant.json")" = 45 ]
 	for accel in tcg kvm; do
-		run "$TOP/scripts/boot-plan" --accel "$accel" harness "$ARTIFACTS" default /x.log
+		run "$TOP/scripts/pipeline" boot plan --accel "$accel" harness "$ARTIFACTS" default /x.log
 		[[ "$output" == *$'\n/x.log\ndefault\n'*$'\n105\nsmoke:'* ]]
 	done
 	zcat "$ARTIFACTS/default/initramfs.cpio.gz" | cpio -t --quiet | grep -qx 'kselftest/run_kselftest.sh'
@@ -432,7 +432,7 @@ exec /usr/bin/gcc "$@"
            {"suite": "kselftest", "program": "futex", "name": "run.sh/futex_wake private returned: 0", "number": 5, "status": "fail"},
            {"suite": "kselftest", "program": "mm", "name": "cow", "number": 2, "status": "error"}]}
 JSON
-	run "$TOP/scripts/select-tests" failed "$d"
+	run "$TOP/scripts/pipeline" select-tests failed "$d"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = kselftest ]
@@ -461,7 +461,7 @@ for t in r['tests']:
         t['skip_reason'] = 'no swap' if t['id'] == 'k/a/x' else 'no KVM'
 json.dump(r, open(sys.argv[1], 'w'))
 PY
-	run "$TOP/scripts/summarize" "$R" default pristine
+	run "$TOP/scripts/pipeline" summarize "$R" default pristine
 	echo "$output"
 	# a failure for make check: the exit status and the matrix line
 	[ "$status" -eq 1 ]
@@ -473,10 +473,10 @@ PY
 	[ "$(jq -c '.variants[] | select(.variant == "default") | .skip_reasons' "$R/summary.json")" = '{"no swap":1,"no KVM":1}' ]
 	mkdir -p "$BATS_TEST_TMPDIR/c"
 	printf 'k/a/y  retired upstream\n' >"$BATS_TEST_TMPDIR/c/accepted-skips.txt"
-	CONFIGS=$BATS_TEST_TMPDIR/c run "$TOP/scripts/summarize" "$R" default pristine
+	CONFIGS=$BATS_TEST_TMPDIR/c run "$TOP/scripts/pipeline" summarize "$R" default pristine
 	[[ "$output" == *"default: passed on pristine, not run or skipped here, accepted (configs/accepted-skips.txt): k/a/y (retired upstream)"* ]]
 	[ "$(jq -c '.variants[] | select(.variant == "default") | [.lost_tests, .accepted_lost]' "$R/summary.json")" = '[["k/a/x"],["k/a/y (retired upstream)"]]' ]
-	run "$TOP/scripts/skips.py" "$R/default"
+	run "$TOP/scripts/pipeline" skips "$R/default"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"== default: 2 skipped of 4, 2 reasons"* ]]
 	[[ "$output" == *"     1  no swap"*"        k/a/x"* ]]

@@ -167,23 +167,23 @@ debs() { # VARIANT: its package files, sorted
 	[ -f "$m/default/smoke.ktap" ] && [ -f "$m/default/junit.xml" ] && [ -f "$m/default/plan.json" ]
 	[ ! -e "$x/usr/lib/kernel-pipeline-tests/pipeline/__pycache__" ]
 	# the host's parser, report and compare read it as any run
-	run "$TOP/scripts/parse-console" --out "$BATS_TEST_TMPDIR/re" "$m/default/console.log"
+	run "$TOP/scripts/pipeline" parse --out "$BATS_TEST_TMPDIR/re" "$m/default/console.log"
 	[ "$status" -eq 0 ]
 	[ "$(jq -r .counts.pass "$BATS_TEST_TMPDIR/re/results.json")" = 1 ]
-	run "$TOP/scripts/report" "$m/default"
+	run "$TOP/scripts/pipeline" report "$m/default"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *smoke/ok* ]]
 	# against a QEMU run of the same variant: no regression ...
 	run "$TOP/scripts/test-variant" default
 	[ "$status" -eq 0 ]
-	run "$TOP/scripts/compare" "$RESULTS" "$m"
+	run "$TOP/scripts/pipeline" compare "$RESULTS" "$m"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"compare: no regression"* ]]
 	# ... and a test failing on the machine is one
 	FAKE_FAIL=1 run "$x/usr/bin/kernel-pipeline-tests" --no-setup --kmsg /dev/null --out "$m"
 	[ "$status" -eq 1 ]
-	run "$TOP/scripts/compare" "$RESULTS" "$m"
+	run "$TOP/scripts/pipeline" compare "$RESULTS" "$m"
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"NEW FAILURE  smoke/ok/"* ]]

@@ -56,9 +56,9 @@ boot_line() { # the QEMU command line of the boot (not the probe)
 	[ "$(result default .accel.name)" = kvm ]
 	[[ "$(result default .accel.reason)" == "the KVM probe guest ran in "* ]]
 	# the variant's and suites' timeouts are sized for TCG: halved for KVM
-	run "$TOP/scripts/boot-plan" --accel kvm harness "$ARTIFACTS" default /x.log
+	run "$TOP/scripts/pipeline" boot plan --accel kvm harness "$ARTIFACTS" default /x.log
 	[[ "$output" == *$'\n/x.log\ndefault\n3\n3\nsmoke:3\n'* ]]
-	run "$TOP/scripts/boot-plan" harness "$ARTIFACTS" default /x.log
+	run "$TOP/scripts/pipeline" boot plan harness "$ARTIFACTS" default /x.log
 	[[ "$output" == *$'\n/x.log\ndefault\n5\n5\nsmoke:5\n'* ]]
 }
 
@@ -154,7 +154,7 @@ boot_line() { # the QEMU command line of the boot (not the probe)
 	run "$TOP/scripts/test-variant" crash
 	[ "$status" -eq 3 ]
 	sed -i 's/6.12.0-fake/6.12.0-other/' "$RESULTS/crash/results.json"
-	run "$TOP/scripts/symbolize" "$RESULTS/crash"
+	run "$TOP/scripts/pipeline" symbolize "$RESULTS/crash"
 	[ "$status" -eq 0 ]
 	[[ "$(result crash .symbolized.error)" == "the log shows kernel 6.12.0-other, but "*"crash/variant.json holds 6.12.0-fake" ]]
 	[ "$(result crash .exit_class)" = 3 ]
@@ -162,22 +162,22 @@ boot_line() { # the QEMU command line of the boot (not the probe)
 
 @test "report: one line per test, excerpts under failures; colour only on a terminal and never with NO_COLOR" {
 	run "$TOP/scripts/test-variant" failing
-	run "$TOP/scripts/report" "$RESULTS/failing"
+	run "$TOP/scripts/pipeline" report "$RESULTS/failing"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "[FAIL]  smoke/ok/smoke" ]
 	[ "${lines[1]}" = "        | not ok 1 smoke" ]
 	[[ "$output" != *$'\e'* ]]
-	run "$TOP/scripts/report" --color always "$RESULTS/failing"
+	run "$TOP/scripts/pipeline" report --color always "$RESULTS/failing"
 	[[ "${lines[0]}" == $'\e[1;31m[FAIL]\e[0m  smoke/ok/smoke' ]]
 	# on a terminal (script(1) gives it one)
-	run script -qec "'$TOP/scripts/report' '$RESULTS/failing'" /dev/null
+	run script -qec "'$TOP/scripts/pipeline' report '$RESULTS/failing'" /dev/null
 	[[ "$output" == *$'\e[1;31m[FAIL]'* ]]
-	NO_COLOR=1 run script -qec "'$TOP/scripts/report' '$RESULTS/failing'" /dev/null
+	NO_COLOR=1 run script -qec "'$TOP/scripts/pipeline' report '$RESULTS/failing'" /dev/null
 	[[ "$output" == *"[FAIL]"* ]]
 	[[ "$output" != *$'\e['* ]]
 	run "$TOP/scripts/test-variant" default
-	run "$TOP/scripts/report" "$RESULTS/default"
+	run "$TOP/scripts/pipeline" report "$RESULTS/default"
 	[ "$output" = "[PASS]  smoke/ok/smoke" ]
 }
 
@@ -193,8 +193,8 @@ reasons() { # VARIANT: its reasons, one per line
 	reasons quiet | grep -qx 'test quiet/none/none: no result in the console log: the program exited rc=0 without printing a KTAP result line'
 	reasons quiet | grep -qx 'test quiet/short/test-2: no result in the console log (program exited rc=0)'
 	[ "$(result quiet '[.plan.suites[].programs[]] | join(" ")')" = "ok none short" ]
-	# make check counts the variant as a failure (scripts/summarize)
-	run "$TOP/scripts/summarize" "$RESULTS" quiet
+	# make check counts the variant as a failure (scripts/pipeline summarize)
+	run "$TOP/scripts/pipeline" summarize "$RESULTS" quiet
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"matrix: 2 passed, 3 failed, 0 skipped"* ]]
 }

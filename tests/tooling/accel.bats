@@ -45,7 +45,7 @@ kvm_runs() { # how many times QEMU was started with KVM
 	[ "$(kvm_runs)" = 1 ]
 	line=$(grep -- '-accel kvm' "$FAKE_QEMU_LOG")
 	[[ "$line" == "-accel kvm -cpu host -display none -serial stdio -monitor none -no-reboot -m 16 -drive file="*"/probe.img,format=raw,if=ide,snapshot=on -device isa-debug-exit,iobase=0xf4,iosize=0x04" ]]
-	[ "$("$TOP/scripts/boot-plan" accel-args kvm | tr '\n' ' ')" = "-accel kvm -cpu host " ]
+	[ "$("$TOP/scripts/pipeline" boot plan accel-args kvm | tr '\n' ' ')" = "-accel kvm -cpu host " ]
 }
 
 @test "accel-probe: /dev/kvm there but QEMU aborts: auto falls back to TCG with QEMU's words; cached" {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 bats_require_minimum_version 1.5.0
-# make compare (scripts/compare): two result sets, per variant and test.
+# make compare (scripts/pipeline compare): two result sets, per variant and test.
 
 load ../helpers
 
@@ -30,7 +30,7 @@ json.dump(r, open(d + "/" + v + "/results.json", "w"))' "$1" "$2" "$3" "$4"
 @test "compare: the same results are no regression (exit 0)" {
 	res "$A" default 0 "{'t': {'umcg/switch/global.a': 'pass', 'smoke/smoke/global.b': 'skip'}}"
 	cp -r "$A" "$B"
-	run "$TOP/scripts/compare" "$A" "$B"
+	run "$TOP/scripts/pipeline" compare "$A" "$B"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"compare: no regression; 0 new failures, 0 lost, 0 fixed, 0 other status changes"* ]]
@@ -42,7 +42,7 @@ json.dump(r, open(d + "/" + v + "/results.json", "w"))' "$1" "$2" "$3" "$4"
 	res "$B" default 1 "{'t': {'umcg/switch/global.a': 'fail', 'umcg/block/global.c': 'pass',
 		'smoke/smoke/global.b': 'skip', 'umcg-bench/switch_bench/global.x': ('pass', {'umcg_futex_ratio': 1.59, 'unit': 'ns'})},
 		'boot': {'ready_uptime_s': 1.75}}"
-	run "$TOP/scripts/compare" "$A" "$B"
+	run "$TOP/scripts/pipeline" compare "$A" "$B"
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"== default   REGRESSED"* ]]
@@ -62,7 +62,7 @@ json.dump(r, open(d + "/" + v + "/results.json", "w"))' "$1" "$2" "$3" "$4"
 	res "$A" default 0 "{'t': {'a/b/c': 'pass', 'a/b/d': 'pass'}}"
 	res "$A" off 0 "{'t': {'a/b/c': 'pass'}}"
 	res "$B" default 3 "{'t': {'a/b/c': 'pass'}, 'kernel_problems': [{'kind': 'warning', 'first_line': 'WARNING: at kernel/sched/umcg.c:10'}]}"
-	run "$TOP/scripts/compare" "$A" "$B"
+	run "$TOP/scripts/pipeline" compare "$A" "$B"
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"   NEW KERNEL PROBLEM  warning: 0 -> 1 (WARNING: at kernel/sched/umcg.c:10)"* ]]
@@ -70,20 +70,20 @@ json.dump(r, open(d + "/" + v + "/results.json", "w"))' "$1" "$2" "$3" "$4"
 	[[ "$output" == *"== off: in A only: no result in B   REGRESSED"* ]]
 	# only the variants asked for; a/b/d no longer runs
 	res "$B" default 0 "{'t': {'a/b/c': 'pass', 'a/b/e': 'skip'}}"
-	run "$TOP/scripts/compare" --variants default "$A" "$B"
+	run "$TOP/scripts/pipeline" compare --variants default "$A" "$B"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"== default   REGRESSED"* ]]
 	[[ "$output" == *"   only in B    a/b/e: - -> skip"* ]]
 	# accepted, with its reason: shown, not a regression
 	printf '# why these may stop running\na/b/[d]  retired with the old ABI\n' >"$BATS_TEST_TMPDIR/acc"
-	run "$TOP/scripts/compare" --accepted "$BATS_TEST_TMPDIR/acc" --variants default "$A" "$B"
+	run "$TOP/scripts/pipeline" compare --accepted "$BATS_TEST_TMPDIR/acc" --variants default "$A" "$B"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"   lost, ok     a/b/d: pass -> -  (accepted: retired with the old ABI)"* ]]
 	[[ "$output" == *"compare: no regression; 0 new failures, 0 lost,"* ]]
 	# a rule without a reason is an error naming its line
 	printf 'a/b/d\n' >"$BATS_TEST_TMPDIR/acc"
-	run "$TOP/scripts/compare" --accepted "$BATS_TEST_TMPDIR/acc" "$A" "$B"
+	run "$TOP/scripts/pipeline" compare --accepted "$BATS_TEST_TMPDIR/acc" "$A" "$B"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"acc:1: \"a/b/d\" has no reason"* ]]
 }
@@ -93,16 +93,16 @@ json.dump(r, open(d + "/" + v + "/results.json", "w"))' "$1" "$2" "$3" "$4"
 	mkdir -p "$B"
 	res "$BATS_TEST_TMPDIR/dl" default 1 "{'t': {'a/b/c': 'fail'}}"
 	mv "$BATS_TEST_TMPDIR/dl/default" "$B/results-default"
-	run "$TOP/scripts/compare" "$A" "$B"
+	run "$TOP/scripts/pipeline" compare "$A" "$B"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"NEW FAILURE  a/b/c: pass -> fail"* ]]
-	run "$TOP/scripts/compare" "$A/default" "$B/results-default"
+	run "$TOP/scripts/pipeline" compare "$A/default" "$B/results-default"
 	[ "$status" -eq 1 ]
-	run "$TOP/scripts/compare" "$A" "$BATS_TEST_TMPDIR/nothing"
+	run "$TOP/scripts/pipeline" compare "$A" "$BATS_TEST_TMPDIR/nothing"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"is not a directory of results"* ]]
 	mkdir "$BATS_TEST_TMPDIR/empty"
-	run "$TOP/scripts/compare" "$A" "$BATS_TEST_TMPDIR/empty"
+	run "$TOP/scripts/pipeline" compare "$A" "$BATS_TEST_TMPDIR/empty"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"no results.json in"* ]]
 	run make -s -C "$TOP" compare
@@ -113,14 +113,14 @@ json.dump(r, open(d + "/" + v + "/results.json", "w"))' "$1" "$2" "$3" "$4"
 @test "compare: a run B that planned less (TESTS, its plan.json) loses nothing it did not select; a test with a new name but the same key is the same test" {
 	res "$A" default 0 "{'t': {'a/b/c': 'pass', 'a/b/d': 'pass', 'a/e/f': 'pass'}}"
 	res "$B" default 0 "{'t': {'a/b/c': 'pass'}, 'plan': {'suites': [{'name': 'a', 'programs': [], 'optional': ['b']}], 'tests': ['a/b/c']}}"
-	run "$TOP/scripts/compare" "$A" "$B"
+	run "$TOP/scripts/pipeline" compare "$A" "$B"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"   only in A    a/b/d: pass -> -"* ]]
 	[[ "$output" == *"   only in A    a/e/f: pass -> -"* ]]
 	# the same selection, and a/b/c gone: LOST
 	res "$B" default 0 "{'t': {'a/b/x': 'pass'}, 'plan': {'suites': [{'name': 'a', 'programs': ['b'], 'optional': []}], 'tests': []}}"
-	run "$TOP/scripts/compare" --variants default "$A" "$B"
+	run "$TOP/scripts/pipeline" compare --variants default "$A" "$B"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"   LOST         a/b/c: pass -> -"* ]]
 	# kselftest names can carry a pid: the key (pipeline/ktap.py) decides
@@ -129,7 +129,7 @@ for d, name in ((sys.argv[1], "[41] Result matches"), (sys.argv[2], "[97] Result
     json.dump({"variant": "default", "exit_class": 0, "exit_class_name": "c0", "kernel_problems": [],
                "tests": [{"id": "k/clone3/" + name, "key": "1.1", "status": "pass", "metrics": {}, "note": None}]},
               open(d + "/default/results.json", "w"))' "$A" "$B"
-	run "$TOP/scripts/compare" "$A" "$B"
+	run "$TOP/scripts/pipeline" compare "$A" "$B"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"LOST"* ]]
@@ -147,7 +147,7 @@ B = [t("k/m/b/y", "1.1", "pass"), t("k/m/a", "0.1", "skip"), t("k/f/global.one",
 for d, tests in ((sys.argv[1], A), (sys.argv[2], B)):
     json.dump({"variant": "default", "exit_class": 0, "exit_class_name": "c0", "kernel_problems": [], "tests": tests},
               open(d + "/default/results.json", "w"))' "$A" "$B"
-	run "$TOP/scripts/compare" "$A" "$B"
+	run "$TOP/scripts/pipeline" compare "$A" "$B"
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"   LOST         k/m/a/x: pass -> -"* ]]

@@ -44,7 +44,7 @@ boot() {
 	took=$((SECONDS - start))
 	harness=$status
 	class=0
-	"$TOP/scripts/parse-console" --quiet --out "$BATS_TEST_TMPDIR/out" "$log" || class=$?
+	"$TOP/scripts/pipeline" parse --quiet --out "$BATS_TEST_TMPDIR/out" "$log" || class=$?
 }
 
 reason() {
@@ -142,7 +142,7 @@ no_fake_left() {
 	[ "$rc" -eq 2 ]
 	grep -q '^@@@ HARNESS INTERRUPTED signal=SIGTERM' "$log"
 	grep -q '^@@@ HARNESS END' "$log"
-	run "$TOP/scripts/parse-console" --quiet --out "$BATS_TEST_TMPDIR/out" "$log"
+	run "$TOP/scripts/pipeline" parse --quiet --out "$BATS_TEST_TMPDIR/out" "$log"
 	[ "$status" -eq 2 ]
 	[ "$(reason)" = "the harness was interrupted (SIGTERM) and killed QEMU" ]
 	no_fake_left

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # Tooling tests of the command lines around pipeline/results:
-# scripts/parse-console (its options, exit status and files),
-# scripts/record-failure and scripts/summarize, and of
+# scripts/pipeline parse (its options, exit status and files),
+# scripts/record-failure and scripts/pipeline summarize, and of
 # pipeline/results/failure-patterns.txt in both regex engines that read it.
 # What the classifier makes of each recorded log (kernel reports, KTAP,
 # the harness's endings, the plan) is tested in-process:
@@ -99,53 +99,53 @@ EOF
 # Every recorded log classified, its junit.xml well-formed: in-process,
 # tests/unit/test_results.py.
 @test "parse-console: --quiet prints nothing; an unreadable log is exit 2" {
-    run "$SCRIPTS/parse-console" --quiet "$LOGS/clean.log"
+    run "$SCRIPTS/pipeline" parse --quiet "$LOGS/clean.log"
     eq "$status" 0
     eq "$output" ""
-    run "$SCRIPTS/parse-console" "$BATS_TEST_TMPDIR/does-not-exist.log"
+    run "$SCRIPTS/pipeline" parse "$BATS_TEST_TMPDIR/does-not-exist.log"
     eq "$status" 2
 }
 
 @test "parse-console: the exit status is the class; --out, --variant, --harness-status; plan.json next to the log is the plan, --no-plan none, a plan that is not one is exit 2" {
-    run "$SCRIPTS/parse-console" --out "$OUT" "$LOGS/clean.log"
+    run "$SCRIPTS/pipeline" parse --out "$OUT" "$LOGS/clean.log"
     eq "$status" 0
     [[ "$output" == "lkdtm: class 0 (pass) - boot 2.05s - 2 passed, 0 failed, 1 skipped, 0 errors"* ]]
     eq "$(j "r['log']")" "$LOGS/clean.log"
     eq "$(x "t.get('tests')")" 4
     grep -qx 'ok 1 basic' "$OUT/demo.ktap"
-    run "$SCRIPTS/parse-console" --out "$OUT" --variant debug-x "$LOGS/lockdep-circular.log"
+    run "$SCRIPTS/pipeline" parse --out "$OUT" --variant debug-x "$LOGS/lockdep-circular.log"
     eq "$status" 3
     eq "$(j "r['variant']")" debug-x
     # a harness failure the log does not explain: class 2 in results.json
     # too, not only in the exit status
-    run "$SCRIPTS/parse-console" --out "$OUT" --harness-status 2 "$LOGS/clean.log"
+    run "$SCRIPTS/pipeline" parse --out "$OUT" --harness-status 2 "$LOGS/clean.log"
     eq "$status" 2
     eq "$(j "r['reasons'][0]['reason']")" "the harness exited 2, and the console log does not say why"
     # the plan: a copy of isolated.log whose program sample never began
     sed '/^@@@ TEST-BEGIN isolation\/sample/,/^@@@ TEST-END isolation\/sample/d' "$LOGS/isolated.log" \
         >"$BATS_TEST_TMPDIR/isolated.log"
-    run "$SCRIPTS/parse-console" --out "$OUT" "$BATS_TEST_TMPDIR/isolated.log"
+    run "$SCRIPTS/pipeline" parse --out "$OUT" "$BATS_TEST_TMPDIR/isolated.log"
     eq "$status" 0
-    run "$SCRIPTS/parse-console" --out "$OUT" --plan "$LOGS/isolated.plan.json" "$BATS_TEST_TMPDIR/isolated.log"
+    run "$SCRIPTS/pipeline" parse --out "$OUT" --plan "$LOGS/isolated.plan.json" "$BATS_TEST_TMPDIR/isolated.log"
     eq "$status" 2
     cp "$LOGS/isolated.plan.json" "$BATS_TEST_TMPDIR/plan.json"
-    run "$SCRIPTS/parse-console" --out "$OUT" "$BATS_TEST_TMPDIR/isolated.log"
+    run "$SCRIPTS/pipeline" parse --out "$OUT" "$BATS_TEST_TMPDIR/isolated.log"
     eq "$status" 2
     eq "$(j "r['reasons'][0]['reason']")" "test isolation/sample: planned but never began; the console stopped at line 466: [   27.408080] reboot: Power down"
-    run "$SCRIPTS/parse-console" --out "$OUT" --no-plan "$BATS_TEST_TMPDIR/isolated.log"
+    run "$SCRIPTS/pipeline" parse --out "$OUT" --no-plan "$BATS_TEST_TMPDIR/isolated.log"
     eq "$status" 0
     echo '{"suites": []}' >"$BATS_TEST_TMPDIR/bad.json"
-    run "$SCRIPTS/parse-console" --plan "$BATS_TEST_TMPDIR/bad.json" "$LOGS/isolated.log"
+    run "$SCRIPTS/pipeline" parse --plan "$BATS_TEST_TMPDIR/bad.json" "$LOGS/isolated.log"
     eq "$status" 2
     [[ "$output" == *"bad.json is not a plan (kernel-pipeline-plan/1)"* ]]
 }
 
 @test "summarize: table, summary.json and highest class over the variants asked for" {
     R="$BATS_TEST_TMPDIR/results"
-    "$SCRIPTS/parse-console" --quiet --variant default --out "$R/default" "$LOGS/clean.log" || true
-    "$SCRIPTS/parse-console" --quiet --variant off --out "$R/off" "$LOGS/ktap-missing.log" || true
-    "$SCRIPTS/parse-console" --quiet --variant debug --out "$R/debug" "$LOGS/oops.log" || true
-    run "$SCRIPTS/summarize" "$R" debug default off
+    "$SCRIPTS/pipeline" parse --quiet --variant default --out "$R/default" "$LOGS/clean.log" || true
+    "$SCRIPTS/pipeline" parse --quiet --variant off --out "$R/off" "$LOGS/ktap-missing.log" || true
+    "$SCRIPTS/pipeline" parse --quiet --variant debug --out "$R/debug" "$LOGS/oops.log" || true
+    run "$SCRIPTS/pipeline" summarize "$R" debug default off
     eq "$status" 3
     [[ "${lines[0]}" == "variant  boot s  passed  failed  regressions  errors  skipped  crashed"* ]]
     [[ "${lines[1]}" == "debug "*"1 (oops)"*"3 kernel-problem" ]]
@@ -164,22 +164,22 @@ assert v["off"]["failed"] == 1 and v["off"]["errors"] == 2
 assert v["debug"]["crashed"] is True and v["debug"]["kernel_problem_kinds"] == ["oops"]
 assert v["default"]["duration_s"] == 5.3' "$R/summary.json"
     # all passed -> 0
-    run "$SCRIPTS/summarize" "$R" default
+    run "$SCRIPTS/pipeline" summarize "$R" default
     eq "$status" 0
     eq "${lines[-1]}" "matrix: 2 passed, 0 failed, 1 skipped"
     # a broken results.json is an infrastructure problem, not a pass
     mkdir -p "$R/broken" && echo '{' > "$R/broken/results.json"
-    run "$SCRIPTS/summarize" "$R" default broken
+    run "$SCRIPTS/pipeline" summarize "$R" default broken
     eq "$status" 2
     # no variant named: a usage error, not an empty success
-    run "$SCRIPTS/summarize" "$R"
+    run "$SCRIPTS/pipeline" summarize "$R"
     eq "$status" 2
 }
 
 @test "summarize: a variant asked for without results is class 2 in the table, never left out" {
     R="$BATS_TEST_TMPDIR/results"
-    "$SCRIPTS/parse-console" --quiet --variant off --out "$R/off" "$LOGS/clean.log" || true
-    run "$SCRIPTS/summarize" "$R" default off
+    "$SCRIPTS/pipeline" parse --quiet --variant off --out "$R/off" "$LOGS/clean.log" || true
+    run "$SCRIPTS/pipeline" summarize "$R" default off
     eq "$status" 2
     [[ "${lines[1]}" == "default "*"2 infrastructure" ]]
     [[ "${lines[2]}" == "off "*"0 pass" ]]
@@ -187,17 +187,17 @@ assert v["default"]["duration_s"] == 5.3' "$R/summary.json"
     eq "${lines[-1]}" "matrix: 2 passed, 1 failed, 1 skipped"
     eq "$(jq -r '.variants[0].exit_class' "$R/summary.json")" 2
     # nothing at all to summarize is no success either
-    run "$SCRIPTS/summarize" "$BATS_TEST_TMPDIR/empty-nonexistent" default
+    run "$SCRIPTS/pipeline" summarize "$BATS_TEST_TMPDIR/empty-nonexistent" default
     eq "$status" 2
 }
 
 @test "summarize: old results of variants not asked for are neither shown nor counted" {
     R="$BATS_TEST_TMPDIR/results"
-    "$SCRIPTS/parse-console" --quiet --variant default --out "$R/default" "$LOGS/clean.log" || true
+    "$SCRIPTS/pipeline" parse --quiet --variant default --out "$R/default" "$LOGS/clean.log" || true
     # an old run of debug that crashed, and one of off that passed
-    "$SCRIPTS/parse-console" --quiet --variant debug --out "$R/debug" "$LOGS/oops.log" || true
-    "$SCRIPTS/parse-console" --quiet --variant off --out "$R/off" "$LOGS/clean.log" || true
-    run "$SCRIPTS/summarize" "$R" default
+    "$SCRIPTS/pipeline" parse --quiet --variant debug --out "$R/debug" "$LOGS/oops.log" || true
+    "$SCRIPTS/pipeline" parse --quiet --variant off --out "$R/off" "$LOGS/clean.log" || true
+    run "$SCRIPTS/pipeline" summarize "$R" default
     eq "$status" 0
     [[ "$output" != *debug* ]]
     [[ "$output" != *off* ]]
@@ -213,6 +213,6 @@ assert v["default"]["duration_s"] == 5.3' "$R/summary.json"
     eq "$(j "r['log']")" /x/initramfs.log
     eq "$(j "r['booted']")" false
     x "t.find('.//testcase[@name=\"guest tests of default do not build\"]/error') is not None" | grep -qx True
-    run "$SCRIPTS/summarize" "$BATS_TEST_TMPDIR/out/.." out
+    run "$SCRIPTS/pipeline" summarize "$BATS_TEST_TMPDIR/out/.." out
     eq "$status" 2
 }

@@ -5,7 +5,7 @@ bats_require_minimum_version 1.5.0
 
 load ../helpers
 
-variants() { "$TOP/scripts/variant" list --all; }
+variants() { "$TOP/scripts/pipeline" config list --all; }
 
 @test "the kernel package version is pinned in exactly one file" {
 	version=$(awk -F= '!/^#/ && NF { print $2; exit }' "$TOP/scripts/deps/kernel-source.txt")
@@ -38,7 +38,7 @@ variants() { "$TOP/scripts/variant" list --all; }
 	run env VARIANTS='default ../x' "$TOP/scripts/matrix"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"invalid variant name"* ]]
-	run "$TOP/scripts/boot-plan" qemu "$BATS_TEST_TMPDIR" '../x'
+	run "$TOP/scripts/pipeline" boot plan qemu "$BATS_TEST_TMPDIR" '../x'
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"invalid variant name '../x'"* ]]
 }
@@ -49,8 +49,8 @@ variants() { "$TOP/scripts/variant" list --all; }
 	# other (vermagic cannot tell them apart).
 	declare -A owner
 	for v in $(variants); do
-		[ "$("$TOP/scripts/variant" get "$v" kernel)" = "$v" ] || continue
-		rel=$("$TOP/scripts/variant" kconfig "$v" | sed -n 's/^CONFIG_LOCALVERSION="\(.*\)"$/\1/p' | tail -n1)
+		[ "$("$TOP/scripts/pipeline" config get "$v" kernel)" = "$v" ] || continue
+		rel=$("$TOP/scripts/pipeline" config kconfig "$v" | sed -n 's/^CONFIG_LOCALVERSION="\(.*\)"$/\1/p' | tail -n1)
 		[ -n "$rel" ] || { echo "$v: no CONFIG_LOCALVERSION"; return 1; }
 		[ -z "${owner[$rel]:-}" ] || { echo "$v and ${owner[$rel]} are both $rel"; return 1; }
 		owner[$rel]=$v
@@ -115,16 +115,22 @@ entry_points() {
 	export BUILD=$sandbox/build ARTIFACTS=$sandbox/artifacts RESULTS=$sandbox/results
 	# scripts that need arguments, called without
 	for f in scripts/build-kernel scripts/build-initramfs scripts/config-variant scripts/test-variant \
-		scripts/boot-interactive scripts/podman-probe scripts/repro-env scripts/check-config \
-		scripts/record-failure scripts/summarize scripts/parse-console scripts/manifest \
-		scripts/describe-artifacts scripts/boot-plan scripts/variant scripts/series scripts/apt-sources \
+		scripts/boot-interactive scripts/podman-probe scripts/repro-env scripts/pipeline \
+		scripts/record-failure scripts/manifest scripts/series scripts/apt-sources \
 		scripts/host-setup scripts/in-container ci/variant-job expect-scripts/boot-and-test.exp \
-		scripts/rerun-failed scripts/compare scripts/symbolize scripts/report scripts/select-tests \
-		scripts/bisect-step ci/build-job ci/boot-job scripts/kernel-donor scripts/build-packages \
+		scripts/rerun-failed scripts/bisect-step ci/build-job ci/boot-job scripts/kernel-donor scripts/build-packages \
 		scripts/boot-packages scripts/build-tests-package; do
 		run "$TOP/$f"
 		[ "$status" -eq 2 ] || { echo "$f without arguments: exit $status: $output"; return 1; }
 		[[ "$output" == *sage* ]] || { echo "$f: no usage message: $output"; return 1; }
+	done
+	# the pipeline's subcommands that need arguments, called without
+	for c in "build check-config" summarize parse "build describe-artifacts" "boot plan" config \
+		compare symbolize report select-tests; do
+		# shellcheck disable=SC2086 # a subcommand of one or two words
+		run "$TOP/scripts/pipeline" $c
+		[ "$status" -eq 2 ] || { echo "pipeline $c without arguments: exit $status: $output"; return 1; }
+		[[ "$output" == *sage* ]] || { echo "pipeline $c: no usage message: $output"; return 1; }
 	done
 	# scripts that take none, called with one
 	for f in scripts/build-all scripts/matrix scripts/prepare-source scripts/source-date scripts/check \
@@ -148,7 +154,7 @@ entry_points() {
 	# does such a Python have what apt installed.
 	cd "$TOP"
 	mapfile -t py < <(grep -l '^#!.*python' scripts/* ci/* 2>/dev/null)
-	[ "${#py[@]}" -gt 10 ]
+	[ "${#py[@]}" -gt 5 ]
 	mkdir -p "$BATS_TEST_TMPDIR/bin"
 	printf '#!/bin/sh\necho "shim $*" >>"%s"\nexit 9\n' "$BATS_TEST_TMPDIR/used" >"$BATS_TEST_TMPDIR/bin/python3"
 	chmod +x "$BATS_TEST_TMPDIR/bin/python3"
@@ -217,7 +223,7 @@ entry.run(lambda argv: 3, "demo")' "$TOP/scripts"
 import os, re, subprocess, sys, yaml
 wf = yaml.safe_load(open(sys.argv[1]))
 top = sys.argv[2]
-V = lambda *a: subprocess.run([os.path.join(top, "scripts/variant")] + list(a),
+V = lambda *a: subprocess.run([os.path.join(top, "scripts/pipeline"), "config"] + list(a),
                               capture_output=True, text=True, check=True).stdout.split()
 variants = V("list")
 kernel_of = {v: V("get", v, "kernel")[0] for v in variants}
@@ -280,7 +286,7 @@ PY
 import os, subprocess, sys, yaml
 c = yaml.safe_load(open(sys.argv[1]))
 top = sys.argv[2]
-V = lambda *a: subprocess.run([os.path.join(top, "scripts/variant")] + list(a),
+V = lambda *a: subprocess.run([os.path.join(top, "scripts/pipeline"), "config"] + list(a),
                               capture_output=True, text=True, check=True).stdout.split()
 variants = V("list")
 kernel_of = {v: V("get", v, "kernel")[0] for v in variants}
@@ -314,7 +320,7 @@ import os, re, subprocess, sys, yaml
 gh = yaml.safe_load(open(sys.argv[1]))
 gl = yaml.safe_load(open(sys.argv[2]))
 top = sys.argv[3]
-V = lambda *a: subprocess.run([os.path.join(top, "scripts/variant")] + list(a),
+V = lambda *a: subprocess.run([os.path.join(top, "scripts/pipeline"), "config"] + list(a),
                               capture_output=True, text=True, check=True).stdout.split()
 # YAML 1.1 reads the key "on" as True
 on = gh.get("on", gh.get(True))
@@ -430,7 +436,9 @@ check_project() {
 	touch "$p/tests/harness/x.bats" "$p/tests/integration/x.bats"
 	stub run-tests 'echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 	stub in-container 'exec "$@"'
-	stub variant 'echo default; [ "$2 $3" = "--check quick" ] || echo pristine'
+	# scripts/pipeline: config (the variants of the set) and summarize
+	stub pipeline 'if [ "$1" = summarize ]; then shift; exec "${0%/*}/summarize" "$@"; fi
+echo default; [ "$3 $4" = "--check quick" ] || echo pristine'
 	# what build-and-boot ends with: summarize's summary.json (make check
 	# counts it) and its closing line
 	stub summarize 'r=${RESULTS:-results}; mkdir -p "$r"
@@ -442,7 +450,7 @@ echo "matrix: $1 passed, $2 failed, $3 skipped"'
 	check_project
 	# what scripts/build-and-boot ends with: off did not build, so it had
 	# no result (1 failure), and the build failed (1 more)
-	stub build-and-boot 'echo "kernel off FAILED"; scripts/summarize 3 1 0; echo "build failed for:"; echo "  kernel off"; echo "matrix: not everything passed (class 2); see results/<variant>/console.log and results.json"; exit 2'
+	stub build-and-boot 'echo "kernel off FAILED"; scripts/pipeline summarize 3 1 0; echo "build failed for:"; echo "  kernel off"; echo "matrix: not everything passed (class 2); see results/<variant>/console.log and results.json"; exit 2'
 	run env -u TOP "$p/scripts/check"
 	echo "$output"
 	[ "$status" -ne 0 ]
@@ -455,7 +463,7 @@ echo "matrix: $1 passed, $2 failed, $3 skipped"'
 	[ "${lines[-1]}" = "check: 12 passed, 1 failed, 3 skipped" ]
 	# the counts are summary.json's, not a line of the output that looks
 	# like one; a summary.json that is not one counts as none
-	stub build-and-boot 'echo "matrix: 99 passed, 0 failed, 0 skipped"; scripts/summarize 3 0 0 >/dev/null'
+	stub build-and-boot 'echo "matrix: 99 passed, 0 failed, 0 skipped"; scripts/pipeline summarize 3 0 0 >/dev/null'
 	run env -u TOP "$p/scripts/check"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -468,20 +476,20 @@ echo "matrix: $1 passed, $2 failed, $3 skipped"'
 
 @test "make check: tests that passed only when run again are passes, listed again at the end" {
 	check_project
-	stub build-and-boot 'echo "default: flaky (failed, then passed when run again in the same boot): kselftest/futex/run.sh/x"; scripts/summarize 3 0 0'
+	stub build-and-boot 'echo "default: flaky (failed, then passed when run again in the same boot): kselftest/futex/run.sh/x"; scripts/pipeline summarize 3 0 0'
 	run env -u TOP "$p/scripts/check"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "${lines[-1]}" = "check: 15 passed, 0 failed, 3 skipped" ]
 	[[ "$output" == *$'=== flaky: passed when run again in the same boot (kselftests/flaky.conf)\n  default: flaky (failed, then passed'*"kselftest/futex/run.sh/x"$'\n\ntime: '* ]]
-	stub build-and-boot 'scripts/summarize 3 0 0'
+	stub build-and-boot 'scripts/pipeline summarize 3 0 0'
 	run env -u TOP "$p/scripts/check"
 	[[ "$output" != *"=== flaky"* ]]
 }
 
 @test "make check: its output redirected to a file keeps every section (the build stage must not reopen and truncate it)" {
 	check_project
-	stub build-and-boot 'echo "kernel default ok"; scripts/summarize 3 0 0'
+	stub build-and-boot 'echo "kernel default ok"; scripts/pipeline summarize 3 0 0'
 	env -u TOP "$p/scripts/check" >"$BATS_TEST_TMPDIR/log" 2>&1
 	cat "$BATS_TEST_TMPDIR/log"
 	grep -q '^=== tooling tests$' "$BATS_TEST_TMPDIR/log"
@@ -496,7 +504,7 @@ echo "matrix: $1 passed, $2 failed, $3 skipped"'
 	stub run-tests 'if [ "${2:-}" = harness ]; then echo "harness started"
 i=0; while [ ! -e "$0.go" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done; fi
 echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
-	stub build-and-boot 'scripts/summarize 3 0 0'
+	stub build-and-boot 'scripts/pipeline summarize 3 0 0'
 	env -u TOP "$p/scripts/check" >"$BATS_TEST_TMPDIR/log" 2>&1 3>&- &
 	i=0
 	until grep -q '^harness started$' "$BATS_TEST_TMPDIR/log"; do
@@ -516,7 +524,7 @@ echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 @test "make check: CHECK picks the set, quick unless CHECK=full, says so and hands it to the harness; a bad CHECK is exit 2, nothing run" {
 	check_project
 	stub run-tests 'echo "${2:-tooling} sees CHECK_SET=${CHECK_SET:-unset}"; echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
-	stub build-and-boot 'scripts/summarize 3 0 0'
+	stub build-and-boot 'scripts/pipeline summarize 3 0 0'
 	run env -u TOP -u CHECK "$p/scripts/check"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -529,7 +537,7 @@ echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 	[[ "$output" == *"harness sees CHECK_SET=full"* ]]
 	# the quick set leaves out the variants marked #@ check_set = full, and
 	# says which; the full set and a caller's VARIANTS are taken as they are
-	stub build-and-boot 'echo "build-and-boot VARIANTS=[${VARIANTS:-}]"; scripts/summarize 3 0 0'
+	stub build-and-boot 'echo "build-and-boot VARIANTS=[${VARIANTS:-}]"; scripts/pipeline summarize 3 0 0'
 	run env -u TOP -u CHECK -u VARIANTS "$p/scripts/check"
 	echo "$output"
 	[[ "$output" == *"left out of the quick set: pristine (#@ check_set = full)"* ]]
@@ -541,7 +549,7 @@ echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 	[[ "$output" != *"left out"* ]]
 	[[ "$output" == *"build-and-boot VARIANTS=[pristine]"* ]]
 	# every variant marked full: an empty quick set is an error, not "all"
-	stub variant '[ "$2 $3" = "--check quick" ] || echo pristine'
+	stub pipeline '[ "$1" = summarize ] || [ "$3 $4" = "--check quick" ] || echo pristine'
 	run env -u TOP -u CHECK -u VARIANTS "$p/scripts/check"
 	echo "$output"
 	[ "$status" -eq 2 ]
@@ -581,7 +589,7 @@ echo "tooling: 4 passed, 1 failed, 0 skipped"; exit 1'
 	# (the lines that say why) and the variant's reason
 	stub build-and-boot 'echo "[PASS]  a/b/c"; echo "        | passing output"; echo "[FAIL]  umcg/wake/global.x  1.0s"; echo "        | early output"
 i=0; while [ $i -lt 20 ]; do echo "        | output $i"; i=$((i + 1)); done
-echo "        | Expected 0 (0) == ret (-125)"; echo "default: 1 test failed (see results/default)"; scripts/summarize 3 1 0; echo "matrix: not everything passed (class 1)"; exit 1'
+echo "        | Expected 0 (0) == ret (-125)"; echo "default: 1 test failed (see results/default)"; scripts/pipeline summarize 3 1 0; echo "matrix: not everything passed (class 1)"; exit 1'
 	run env -u TOP "$p/scripts/check"
 	echo "$output"
 	[ "${lines[-1]}" = "check: 9 passed, 2 failed, 0 skipped" ]
@@ -593,7 +601,7 @@ echo "        | Expected 0 (0) == ret (-125)"; echo "default: 1 test failed (see
 	[[ "$recap" != *"early output"* ]]
 	# nothing failed: no recap
 	stub run-tests 'echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
-	stub build-and-boot 'scripts/summarize 3 0 0'
+	stub build-and-boot 'scripts/pipeline summarize 3 0 0'
 	run env -u TOP "$p/scripts/check"
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"what failed"* ]]

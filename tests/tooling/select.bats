@@ -2,7 +2,7 @@
 bats_require_minimum_version 1.5.0
 # TESTS selections: the guest's run-suite (run here with sh on a suite
 # directory), the host's rules (pipeline/testsel.py) that must agree with
-# it, and what `make rerun-failed` selects (scripts/select-tests failed).
+# it, and what `make rerun-failed` selects (scripts/pipeline select-tests failed).
 
 load ../helpers
 
@@ -104,13 +104,13 @@ for i in os.environ["all"].split():
 # pipeline/testsel.py's own rules, in-process: tests/unit/test_testsel.py.
 
 @test "select-tests check: a glob the guest shell could misread is exit 2, named" {
-	run "$TOP/scripts/select-tests" check "umcg/x'y"
+	run "$TOP/scripts/pipeline" select-tests check "umcg/x'y"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"TESTS: 'umcg/x'y' has a character a test glob cannot have"* ]]
-	run "$TOP/scripts/select-tests" check 'umcg//x'
+	run "$TOP/scripts/pipeline" select-tests check 'umcg//x'
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"has an empty component"* ]]
-	run "$TOP/scripts/select-tests" check 'umcg/switch*' 'smoke'
+	run "$TOP/scripts/pipeline" select-tests check 'umcg/switch*' 'smoke'
 	[ "$status" -eq 0 ]
 }
 
@@ -135,7 +135,7 @@ t() { # SUITE PROGRAM NAME STATUS [NUMBER]
 		$(t smoke smoke global.ok skip)],
 		'kernel_problems': [{'kind': 'warning', 'during': 'isolation/effect/global.quiesce'}],
 		'suites': [{'name': 'umcg'}, {'name': 'smoke'}, {'name': 'isolation'}]}"
-	run "$TOP/scripts/select-tests" failed "$d"
+	run "$TOP/scripts/pipeline" select-tests failed "$d"
 	[ "$status" -eq 0 ]
 	echo "$output"
 	[ "${lines[0]}" = "umcg isolation" ]
@@ -145,14 +145,14 @@ t() { # SUITE PROGRAM NAME STATUS [NUMBER]
 @test "select-tests failed: nothing failed is nothing; a run that never got to a test is repeated as it was" {
 	d=$BATS_TEST_TMPDIR/r
 	results "$d" "{'exit_class': 0, 'tests': [$(t smoke smoke global.ok pass)]}"
-	run "$TOP/scripts/select-tests" failed "$d"
+	run "$TOP/scripts/pipeline" select-tests failed "$d"
 	[ "$status" -eq 0 ]
 	[ "$output" = "$(printf '\n')" ] || [ "$output" = "" ]
 	results "$d" "{'exit_class': 2, 'suites': [{'name': 'smoke'}, {'name': 'umcg'}]}"
-	run "$TOP/scripts/select-tests" failed "$d"
+	run "$TOP/scripts/pipeline" select-tests failed "$d"
 	[ "${lines[0]}" = "smoke umcg" ]
 	[ "${#lines[@]}" -eq 1 ]
-	run "$TOP/scripts/select-tests" failed "$BATS_TEST_TMPDIR/none"
+	run "$TOP/scripts/pipeline" select-tests failed "$BATS_TEST_TMPDIR/none"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"run make test-variant first"* ]]
 }

@@ -31,7 +31,7 @@ class RuleTest(unittest.TestCase):
         why = artifacts.changes('default', BUILD, now)
         self.assertEqual(6, len(why), why)
         self.assertIn('its Kconfig lines changed since it was built '
-                      '(`scripts/variant kconfig default`)', why)
+                      '(`scripts/pipeline config kconfig default`)', why)
         self.assertIn('the kernel tree is at c2, it was built from c1', why)
 
     def test_an_input_one_side_does_not_know_is_not_judged(self):
@@ -267,7 +267,7 @@ if __name__ == '__main__':
 
 class WritersTest(unittest.TestCase):
     """kernel.json and variant.json, the contract's two files the build
-    writes (scripts/describe-artifacts, `pipeline build
+    writes (scripts/pipeline build describe-artifacts, `pipeline build
     describe-artifacts`), and the smoke suite's expected facts."""
 
     def setUp(self):

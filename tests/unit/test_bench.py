@@ -3,7 +3,7 @@
 ran to the end is 'bench' in results.json, never counted as passed; one
 that failed, crashed or never ran is a failure or an error as any test;
 one that skipped is a skip. The declaration travels suite.conf ->
-variant.json (pipeline/artifacts.py) -> plan.json (scripts/boot-plan)
+variant.json (pipeline/artifacts.py) -> plan.json (scripts/pipeline boot plan)
 -> pipeline/results; pipeline/analysis (summary, compare, skips, report)
 and scripts/check read the status.
 
@@ -65,7 +65,7 @@ def console(lines, rc=0, more=()):
 
 
 def plan(benchmarks=('s/p/t.speed',), programs=('p',), tests=None):
-    """A plan (scripts/boot-plan) of suite s with BENCHMARKS declared."""
+    """A plan (scripts/pipeline boot plan) of suite s with BENCHMARKS declared."""
     return {'format': 'kernel-pipeline-plan/1', 'variant': 'v',
             'tests': [], 'checkers': [], 'final': '',
             'suites': [{'name': 's', 'programs': list(programs),
@@ -344,7 +344,7 @@ class Declaration(unittest.TestCase):
             self.assertIn("'%s'" % typo, str(e.exception))
 
     def test_the_plan_carries_them_and_an_old_variant_json_has_none(self):
-        bp = boot   # pipeline/boot.py, which scripts/boot-plan prints
+        bp = boot   # pipeline/boot.py, which scripts/pipeline boot plan prints
         with tempfile.TemporaryDirectory() as d:
             os.makedirs(os.path.join(d, 'v'))
             with open(os.path.join(d, 'v', 'config'), 'w',
@@ -383,7 +383,7 @@ class CheckLine(unittest.TestCase):
                 'run-tests': 'echo "${2:-tooling}: 4 passed, 0 failed, '
                              '1 skipped"',
                 'in-container': 'exec "$@"',
-                'variant': 'echo default',
+                'pipeline': 'echo default',
                 # summarize's summary.json (check counts it), its lines
                 'build-and-boot': 'mkdir -p results; echo \'{"counts": '
                                   '{"passed": 3, "failed": 0, "skipped": 0, '

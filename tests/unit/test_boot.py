@@ -1,7 +1,7 @@
 """In-process unit tests of pipeline/boot.py: a boot planned from a
 variant.json alone (QEMU's command line, the accelerator's arguments,
 scaled timeouts, the root filesystem of a packages boot, the plan of
-what must run). scripts/boot-plan prints these; tests/integration/artifacts.bats
+what must run). scripts/pipeline boot plan prints these; tests/integration/artifacts.bats
 holds it to a real build.
 
     python3 -m unittest discover -s tests/unit     (scripts/run-tests runs it)
@@ -171,7 +171,7 @@ class PlanTest(unittest.TestCase):
 
 
 class CommandLineTest(unittest.TestCase):
-    """`python3 -m pipeline boot plan` (scripts/boot-plan) in-process."""
+    """`python3 -m pipeline boot plan` (scripts/pipeline boot plan) in-process."""
 
     def plan(self, *argv):
         out, err = io.StringIO(), io.StringIO()

@@ -1,5 +1,5 @@
 """In-process unit tests of pipeline/build.py, the build side: the config
-check (what scripts/check-config prints: which fragment option survived
+check (what scripts/pipeline build check-config prints: which fragment option survived
 olddefconfig with which value).
 
     python3 -m unittest discover -s tests/unit     (scripts/run-tests runs it)
@@ -74,7 +74,7 @@ class ConfigCheck(unittest.TestCase):
             build.dropped_report(d))
         self.assertEqual([], build.dropped_report([]))
 
-    # (moved from tests/tooling/pipeline.bats, which ran scripts/check-config)
+    # (moved from tests/tooling/pipeline.bats, which ran scripts/pipeline build check-config)
     def test_an_option_dropped_by_olddefconfig_is_named_with_what_it_became(
             self):
         f = Files(self)

@@ -1,6 +1,6 @@
 """In-process unit tests of pipeline/config.py, the one reader of variant
 files, suite files, the kselftest targets and the series: what
-scripts/variant and scripts/series print, without a process per call.
+scripts/pipeline config and scripts/series print, without a process per call.
 
     python3 -m unittest discover -s tests/unit     (scripts/run-tests runs it)
 """
@@ -257,7 +257,7 @@ class RealConfigsTest(unittest.TestCase):
 
 
 def V(*argv):
-    """`python3 -m pipeline config ARGV` (scripts/variant) in-process:
+    """`python3 -m pipeline config ARGV` (scripts/pipeline config) in-process:
     (exit status, stdout, stderr)."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -287,7 +287,7 @@ def real_configs(test):
 
 class RealCommandLineTest(unittest.TestCase):
     """The config subcommand over the checkout's configs/ (moved from
-    tests/tooling/project.bats, which ran scripts/variant per call)."""
+    tests/tooling/project.bats, which ran scripts/pipeline config per call)."""
 
     def setUp(self):
         real_configs(self)

@@ -5,7 +5,7 @@ against the boot's plan, results.json, junit.xml and the .ktap files.
 Every log under tests/fixtures/console-logs/ is genuine serial console
 output of a real kernel booted in QEMU (its README.md says how each was
 made), some edited here the way a broken guest would have printed them;
-the plans are what scripts/boot-plan --plan-out wrote for those runs.
+the plans are what scripts/pipeline boot plan --plan-out wrote for those runs.
 Each test asserts concrete values: exit class, problem kinds, test
 ids/statuses, and fields of results.json and junit.xml. (Moved from
 tests/tooling/parse-console.bats, where each was a parse-console process

@@ -1,5 +1,5 @@
 """In-process unit tests of pipeline/results/symbolize.py (kernel reports
-decoded to file:line; scripts/symbolize) and of parse's one-call end of
+decoded to file:line; scripts/pipeline symbolize) and of parse's one-call end of
 a boot, parse + symbolize + report (scripts/test-variant).
 
     python3 -m unittest discover -s tests/unit     (scripts/run-tests runs it)
