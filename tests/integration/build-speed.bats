@@ -288,7 +288,7 @@ fake_compilers() {
 	git -C "$(tree)" -c user.name=t -c user.email=t@t commit -qam wait
 	"$TOP/scripts/patches-export" 2>/dev/null
 	GCC_CALLS=$BATS_TEST_TMPDIR/gcc-calls PATH=$BATS_TEST_TMPDIR/bin:$PATH VARIANTS=default \
-		run timeout 60 "$TOP/scripts/build-and-boot"
+		run timeout 180 "$TOP/scripts/build-and-boot"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"default: headers-early"*ok*"kernel default"*ok*"initramfs default"*ok* ]]
