@@ -402,6 +402,23 @@ PY
 	[ "$status" -eq 2 ]
 }
 
+@test "README's layout map names every top-level directory and every module of the package" {
+	cd "$TOP"
+	map=$(sed -n '/^## Layout$/,/^## /p' README.md)
+	[ -n "$map" ]
+	for d in $(git ls-files | grep / | cut -d/ -f1 | grep -v '^\.' | sort -u); do
+		grep -qE "^    $d/ " <<<"$map" || { echo "README's layout map lacks $d/"; return 1; }
+	done
+	for m in $(git ls-files 'pipeline/*.py' 'pipeline/*/' | sed 's|^pipeline/||' | grep -vE '(^|/)__(init|main)__\.py$' |
+		sed 's|/.*|/|' | sort -u); do
+		grep -qE "^ +$m " <<<"$map" || { echo "README's layout map lacks pipeline/$m"; return 1; }
+	done
+	# and names nothing that is not there
+	for d in $(sed -nE 's|^    ([a-z-]+)/ .*|\1|p' <<<"$map"); do
+		[ -d "$d" ] || { echo "README's layout map names $d/, which does not exist"; return 1; }
+	done
+}
+
 @test "every make target the README names exists" {
 	targets=$(make -C "$TOP" -qp 2>/dev/null | sed -n 's/^\([a-z][a-z-]*\):.*/\1/p' | sort -u)
 	# `make x` in backquotes and code lines.
