@@ -62,7 +62,7 @@ export ARTIFACTS := $(abspath $(ARTIFACTS))
 export PREBUILT := 1
 endif
 
-IN := scripts/in-container
+IN := scripts/in-runtime
 # The one command line of the Python stages (pipeline/cli.py), with
 # Debian's python3 and no __pycache__ in the source tree.
 PIPELINE := scripts/pipeline
@@ -97,7 +97,7 @@ image: setup ## build the pipeline's container image
 	@$(LOCK) scripts/image >/dev/null
 
 container-build: setup ## patch the tree, build all VARIANTS (kernels, guest tests, initramfs), write artifacts/
-	@$(LOCK) $(IN) scripts/build-all
+	@$(LOCK) $(IN) scripts/container-build
 
 packages: setup ## Debian packages of VARIANT's kernel (bindeb-pkg) and its tests package (kernel-pipeline-tests) into artifacts/VARIANT/, hashed in the manifest
 	@$(LOCK) $(IN) scripts/build-packages --build "$(VARIANT)"
@@ -162,7 +162,7 @@ test-integration: ## the whole pipeline on fake projects (fake kernel, fake QEMU
 	@scripts/host-setup check
 	@scripts/run-tests --name integration --parallel tests/integration/*.bats
 
-check: setup ## the test command: tooling and integration tests, the main job, harness tests
+check: setup ## the test command: tooling and integration tests, the main job, system tests
 	@scripts/host-setup check
 	@$(LOCK) scripts/check
 

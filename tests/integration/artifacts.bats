@@ -13,7 +13,7 @@ setup_file() {
 	# One build for the whole file; each test gets its own copy.
 	fake_project "$BATS_FILE_TMPDIR/p"
 	add_variant crash '#@ extends = default' '#@ kernel = default' '#@ cmdline = fake=panic'
-	VARIANTS="default crash" "$TOP/scripts/build-all" >"$BATS_FILE_TMPDIR/build.out" 2>&1
+	VARIANTS="default crash" "$TOP/scripts/container-build" >"$BATS_FILE_TMPDIR/build.out" 2>&1
 }
 
 setup() {
@@ -79,11 +79,11 @@ result() { # VARIANT JQ
 
 @test "build: a guest-test edit rebuilds only the initramfs, and says so; a cmdline edit no kernel either" {
 	# (this copy of the project lives elsewhere: its kernel is rebuilt once)
-	VARIANTS=default "$TOP/scripts/build-all"
+	VARIANTS=default "$TOP/scripts/container-build"
 	before=$(stat -c %Y.%i "$ARTIFACTS/default/bzImage")
 	old=$(sha256sum <"$ARTIFACTS/default/initramfs.cpio.gz")
 	sed -i 's/ok 1/ok 1 edited/' "$GUEST_TESTS/smoke/ok.c"
-	VARIANTS=default run "$TOP/scripts/build-all"
+	VARIANTS=default run "$TOP/scripts/container-build"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"kernel default"*"ok (up to date)"* ]]
@@ -91,12 +91,12 @@ result() { # VARIANT JQ
 	[ "$(stat -c %Y.%i "$ARTIFACTS/default/bzImage")" = "$before" ]
 	[ "$(sha256sum <"$ARTIFACTS/default/initramfs.cpio.gz")" != "$old" ]
 	sed -i 's/^#@ cmdline = .*/#@ cmdline = fake=clean quiet/' "$CONFIGS/default.variant"
-	VARIANTS=default run "$TOP/scripts/build-all"
+	VARIANTS=default run "$TOP/scripts/container-build"
 	[[ "$output" == *"kernel default"*"ok (up to date)"* ]]
 	[[ "$output" == *"initramfs default"*"changed: variant; the kernel was not rebuilt"* ]]
 	[ "$(jq -r .params.cmdline "$ARTIFACTS/default/variant.json")" = "fake=clean quiet" ]
 	# nothing changed: nothing rebuilt
-	VARIANTS=default run "$TOP/scripts/build-all"
+	VARIANTS=default run "$TOP/scripts/container-build"
 	[[ "$output" == *"initramfs default"*"ok (up to date)"* ]]
 }
 
@@ -108,10 +108,10 @@ result() { # VARIANT JQ
 	[ "$(sha256sum <"$ARTIFACTS/default/initramfs.cpio.gz")" = "$old" ]
 }
 
-@test "build-all: JOBS=2 with a kernel that fails: the others are built, the failure named with its log" {
+@test "container-build: JOBS=2 with a kernel that fails: the others are built, the failure named with its log" {
 	add_variant broken 'CONFIG_BREAK_BUILD=y'
 	add_variant other 'CONFIG_OTHER=y' '#@ cmdline = fake=clean'
-	VARIANTS="broken other default" JOBS=2 run "$TOP/scripts/build-all"
+	VARIANTS="broken other default" JOBS=2 run "$TOP/scripts/container-build"
 	echo "$output"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"kernel broken (artifacts/broken/build.log)"* || "$output" == *"kernel broken ($ARTIFACTS/broken/build.log)"* ]]
@@ -123,11 +123,11 @@ result() { # VARIANT JQ
 	[ "$(jq -r '.variants | keys | join(" ")' "$ARTIFACTS/manifest.json")" = "default other" ]
 }
 
-@test "build-all: an unknown variant or a bad JOBS stops before anything, with 2" {
-	VARIANTS="default nosuch" run "$TOP/scripts/build-all"
+@test "container-build: an unknown variant or a bad JOBS stops before anything, with 2" {
+	VARIANTS="default nosuch" run "$TOP/scripts/container-build"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"unknown variant 'nosuch'"* ]]
-	JOBS=x VARIANTS=default run "$TOP/scripts/build-all"
+	JOBS=x VARIANTS=default run "$TOP/scripts/container-build"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"JOBS must be a positive number"* ]]
 }
@@ -188,7 +188,7 @@ result() { # VARIANT JQ
 
 @test "matrix: a kernel whose build failed is named with its build log" {
 	add_variant broken 'CONFIG_BREAK_BUILD=y'
-	VARIANTS=broken run "$TOP/scripts/build-all"
+	VARIANTS=broken run "$TOP/scripts/container-build"
 	[ "$status" -eq 2 ]
 	VARIANTS=broken run "$TOP/scripts/matrix"
 	[ "$status" -eq 2 ]
@@ -235,7 +235,7 @@ result() { # VARIANT JQ
 @test "boot-plan: qemu_args are appended; timeouts scaled; silence is the largest" {
 	sed -i 's/^#@ cmdline = .*/&\n#@ qemu_args = -numa node,nodeid=0\n#@ timeout_scale = 3/' "$CONFIGS/default.variant"
 	echo 'silence = 40' >>"$GUEST_TESTS/selftest/suite.conf"
-	VARIANTS=default "$TOP/scripts/build-all"
+	VARIANTS=default "$TOP/scripts/container-build"
 	run "$TOP/scripts/pipeline" boot plan qemu "$ARTIFACTS" default
 	[ "${lines[-2]}" = -numa ]
 	[ "${lines[-1]}" = node,nodeid=0 ]
@@ -273,7 +273,7 @@ result() { # VARIANT JQ
 
 @test "boot-plan: #@ icount boots single-threaded TCG with -icount, where KVM was picked too, and says why" {
 	sed -i 's/^#@ cmdline = .*/&\n#@ icount = shift=0,sleep=off/' "$CONFIGS/default.variant"
-	VARIANTS=default "$TOP/scripts/build-all"
+	VARIANTS=default "$TOP/scripts/container-build"
 	[ "$(jq -r .params.icount "$ARTIFACTS/default/variant.json")" = shift=0,sleep=off ]
 	for accel in tcg kvm; do
 		run "$TOP/scripts/pipeline" boot plan --accel "$accel" qemu "$ARTIFACTS" default
@@ -303,7 +303,7 @@ param_refused() { # KEY VALUE MESSAGE
 
 @test "boot-plan: #@ tcg_threads = single runs every vCPU on one TCG thread and says why; KVM stays KVM" {
 	sed -i 's/^#@ cmdline = .*/&\n#@ tcg_threads = single/' "$CONFIGS/default.variant"
-	VARIANTS=default "$TOP/scripts/build-all"
+	VARIANTS=default "$TOP/scripts/container-build"
 	[ "$(jq -r .params.tcg_threads "$ARTIFACTS/default/variant.json")" = single ]
 	run "$TOP/scripts/pipeline" boot plan --accel tcg qemu "$ARTIFACTS" default
 	[ "$status" -eq 0 ]
@@ -325,7 +325,7 @@ param_refused() { # KEY VALUE MESSAGE
 
 @test "boot-plan: #@ cpu = max gives TCG that CPU model (KVM inside the guest) and says which and why; KVM keeps -cpu host" {
 	sed -i 's/^#@ cmdline = .*/&\n#@ cpu = max/' "$CONFIGS/default.variant"
-	VARIANTS=default "$TOP/scripts/build-all"
+	VARIANTS=default "$TOP/scripts/container-build"
 	[ "$(jq -r .params.cpu "$ARTIFACTS/default/variant.json")" = max ]
 	run "$TOP/scripts/pipeline" boot plan --accel tcg qemu "$ARTIFACTS" default
 	[ "$status" -eq 0 ]
@@ -334,7 +334,7 @@ param_refused() { # KEY VALUE MESSAGE
 	[[ "$output" == *$'\n--accel-reason\nprobed; CPU model max (#@ cpu = max): every feature TCG emulates, AMD SVM with nested paging among them: KVM inside the guest without shadow paging\n'* ]]
 	# with one TCG thread as well: both said
 	sed -i 's/^#@ cpu = max/&\n#@ tcg_threads = single/' "$CONFIGS/default.variant"
-	VARIANTS=default "$TOP/scripts/build-all"
+	VARIANTS=default "$TOP/scripts/container-build"
 	run "$TOP/scripts/pipeline" boot plan --accel tcg --accel-reason "probed" harness "$ARTIFACTS" default /x.log smoke
 	[[ "$output" == *$'\n--accel-reason\nprobed; one TCG thread for every vCPU (#@ tcg_threads = single); CPU model max'* ]]
 	# KVM: the host's CPU, as the probe ran it, and the accel line says so
@@ -381,7 +381,7 @@ param_refused() { # KEY VALUE MESSAGE
 	done
 	PREBUILT=1 run "$TOP/scripts/test-variant" default
 	[ "$status" -eq 0 ]
-	VARIANTS=default "$TOP/scripts/build-all" >/dev/null 2>&1
+	VARIANTS=default "$TOP/scripts/container-build" >/dev/null 2>&1
 	[ "$(jq -r '.series[0].name' "$ARTIFACTS/default/kernel.json")" = 0001-two-is-three.patch ]
 	run "$TOP/scripts/test-variant" default
 	echo "$output"

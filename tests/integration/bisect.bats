@@ -9,7 +9,7 @@ load ../helpers
 
 setup_file() {
 	fake_project "$BATS_FILE_TMPDIR/p"
-	VARIANTS=default "$TOP/scripts/build-all" >"$BATS_FILE_TMPDIR/build.out" 2>&1
+	VARIANTS=default "$TOP/scripts/container-build" >"$BATS_FILE_TMPDIR/build.out" 2>&1
 	local tree=$BUILD/linux n=0 what
 	for what in "/* harmless */" "/* FAKE_BREAK */" "/* FAKE_NO_BUILD */" "/* builds again */"; do
 		n=$((n + 1))

@@ -17,11 +17,11 @@ setup() {
 tree() { readlink -f "$BUILD/linux"; }
 
 @test "two checkouts at different paths build the same kernel bytes" {
-	VARIANTS=default "$TOP/scripts/build-all" >/dev/null 2>&1
+	VARIANTS=default "$TOP/scripts/container-build" >/dev/null 2>&1
 	a=$(sha256sum <"$ARTIFACTS/default/bzImage")
 	# The same project again, elsewhere, at a path of another length.
 	fake_project "$BATS_TEST_TMPDIR/another/place/for/the/checkout"
-	VARIANTS=default "$TOP/scripts/build-all" >/dev/null 2>&1
+	VARIANTS=default "$TOP/scripts/container-build" >/dev/null 2>&1
 	grep -a '^source: ' "$ARTIFACTS/default/bzImage"
 	[ "$(sha256sum <"$ARTIFACTS/default/bzImage")" = "$a" ]
 	# the objects are in the tree, build/<variant> points at them
@@ -31,7 +31,7 @@ tree() { readlink -f "$BUILD/linux"; }
 }
 
 @test "repro-check: rebuilds from a second checkout path, a year later, and finds the kernel identical" {
-	VARIANTS=default "$TOP/scripts/build-all" >/dev/null 2>&1
+	VARIANTS=default "$TOP/scripts/container-build" >/dev/null 2>&1
 	VARIANTS=default run "$TOP/scripts/repro-check"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -48,7 +48,7 @@ tree() { readlink -f "$BUILD/linux"; }
 }
 
 @test "repro-check: a kernel's Debian packages are rebuilt in the second checkout and compared too" {
-	VARIANTS=default "$TOP/scripts/build-all" >/dev/null 2>&1
+	VARIANTS=default "$TOP/scripts/container-build" >/dev/null 2>&1
 	"$TOP/scripts/build-packages" default 2>/dev/null
 	manifest=$(sha256sum <"$ARTIFACTS/manifest.json")
 	VARIANTS=default run "$TOP/scripts/repro-check"
@@ -233,10 +233,10 @@ fake_compilers() {
 	[ "$status" -eq 2 ]
 }
 
-@test "in-container: CCACHE_REMOTE and DISTCC_HOSTS reach the container, which gets a network only then" {
+@test "in-runtime: CCACHE_REMOTE and DISTCC_HOSTS reach the container, which gets a network only then" {
 	p=$BATS_TEST_TMPDIR/proj
 	mkdir -p "$p/scripts"
-	cp "$TOP/scripts/in-container" "$TOP/scripts/lib.sh" "$p/scripts/"
+	cp "$TOP/scripts/in-runtime" "$TOP/scripts/lib.sh" "$p/scripts/"
 	printf '#!/bin/sh\necho localhost/kernel-pipeline:test\n' >"$p/scripts/image"
 	printf '#!/bin/sh\n' >"$p/scripts/podman-probe"
 	printf '#!/bin/sh\n[ "$1" = image ] && { echo sha256:1; exit 0; }\necho "$*" >>"%s"\n' \
@@ -244,14 +244,14 @@ fake_compilers() {
 	chmod +x "$p"/scripts/* "$BATS_TEST_TMPDIR/podman"
 	# (unset, not empty: `make test` exports both, empty)
 	run env -u TOP -u BUILD -u ARTIFACTS -u RESULTS -u CCACHE_REMOTE -u DISTCC_HOSTS \
-		PODMAN="$BATS_TEST_TMPDIR/podman" RUNTIME=podman "$p/scripts/in-container" true
+		PODMAN="$BATS_TEST_TMPDIR/podman" RUNTIME=podman "$p/scripts/in-runtime" true
 	[ "$status" -eq 0 ]
 	run cat "$BATS_TEST_TMPDIR/podman.calls"
 	[[ "$output" == *"--network none"* ]]
 	[[ "$output" != *CCACHE_REMOTE* ]]
 	: >"$BATS_TEST_TMPDIR/podman.calls"
 	run env -u TOP -u BUILD -u ARTIFACTS -u RESULTS PODMAN="$BATS_TEST_TMPDIR/podman" RUNTIME=podman \
-		CCACHE_REMOTE=redis://10.0.0.1:6379 DISTCC_HOSTS=10.0.0.2:3632/4 "$p/scripts/in-container" true
+		CCACHE_REMOTE=redis://10.0.0.1:6379 DISTCC_HOSTS=10.0.0.2:3632/4 "$p/scripts/in-runtime" true
 	[ "$status" -eq 0 ]
 	run cat "$BATS_TEST_TMPDIR/podman.calls"
 	echo "$output"
@@ -352,7 +352,7 @@ tree_commit() { # MESSAGE
 
 @test "build-initramfs: a new kernel with the same UAPI headers compiles no guest program again, with no kept root too" {
 	sed -i '1i #include <linux/fake.h>' "$GUEST_TESTS/smoke/ok.c"
-	VARIANTS=default "$TOP/scripts/build-all" >/dev/null 2>&1
+	VARIANTS=default "$TOP/scripts/container-build" >/dev/null 2>&1
 	prog=$(sha256sum <"$ARTIFACTS/default/guest-tests/smoke/ok")
 	gcc_logger
 	# a patch's C code changed: a new kernel, the same headers; without
@@ -360,7 +360,7 @@ tree_commit() { # MESSAGE
 	echo '/* edited */' >>"$(tree)/kernel/foo.c"
 	tree_commit edit
 	rm -rf "$BUILD/initramfs/default.root"
-	PATH=$BATS_TEST_TMPDIR/bin:$PATH VARIANTS=default run "$TOP/scripts/build-all"
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH VARIANTS=default run "$TOP/scripts/container-build"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"kernel default"*ok*"initramfs default"*ok* ]]
@@ -372,24 +372,24 @@ tree_commit() { # MESSAGE
 	# a UAPI header changed: every program is compiled again
 	echo '#define FAKE_UAPI_MORE 2' >>"$(tree)/include/uapi/linux/fake.h"
 	tree_commit header
-	PATH=$BATS_TEST_TMPDIR/bin:$PATH VARIANTS=default run "$TOP/scripts/build-all"
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH VARIANTS=default run "$TOP/scripts/container-build"
 	[ "$status" -eq 0 ]
 	grep -- ' -o ' "$BATS_TEST_TMPDIR/gcc-calls" | grep -q 'smoke/ok.c'
 }
 
 @test "build-initramfs: a kernel-only change keeps the programs (no gcc at all) and writes what names the kernel; the same bytes as a build from nothing" {
-	VARIANTS=default "$TOP/scripts/build-all" >/dev/null 2>&1
+	VARIANTS=default "$TOP/scripts/container-build" >/dev/null 2>&1
 	gcc_logger
 	from_nothing() { # the initramfs of default built with nothing kept or cached
 		rm -rf "$BUILD/initramfs" "$BUILD/ksft" "$ARTIFACTS/default/.initramfs-inputs" \
 			"$ARTIFACTS/default/initramfs.cpio.gz"
-		VARIANTS=default "$TOP/scripts/build-all" >/dev/null 2>&1 || return 1
+		VARIANTS=default "$TOP/scripts/container-build" >/dev/null 2>&1 || return 1
 		sha256sum <"$ARTIFACTS/default/initramfs.cpio.gz"
 	}
 	# C code only: the archive is the last one, not even repacked
 	echo '/* edited */' >>"$(tree)/kernel/foo.c"
 	tree_commit edit
-	PATH=$BATS_TEST_TMPDIR/bin:$PATH VARIANTS=default run "$TOP/scripts/build-all"
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH VARIANTS=default run "$TOP/scripts/container-build"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"initramfs default"*"a new kernel; its programs were kept"*"; the archive too)"* ]]
@@ -401,7 +401,7 @@ tree_commit() { # MESSAGE
 	echo 6.12.0-edited >"$(tree)/kernel/release"
 	git -C "$(tree)" add kernel/release
 	tree_commit release
-	PATH=$BATS_TEST_TMPDIR/bin:$PATH VARIANTS=default run "$TOP/scripts/build-all"
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH VARIANTS=default run "$TOP/scripts/container-build"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"initramfs default"*"a new kernel; its programs were kept"* ]]
 	[[ "$output" != *"the archive too"* ]]
@@ -412,10 +412,10 @@ tree_commit() { # MESSAGE
 }
 
 @test "build-initramfs: no kept programs when the tree's selftests changed; the build line is honest when only files were missing" {
-	VARIANTS=default "$TOP/scripts/build-all" >/dev/null 2>&1
+	VARIANTS=default "$TOP/scripts/container-build" >/dev/null 2>&1
 	# the same kernel, only the archive lost: no "new kernel"
 	rm "$ARTIFACTS/default/initramfs.cpio.gz"
-	VARIANTS=default run "$TOP/scripts/build-all"
+	VARIANTS=default run "$TOP/scripts/container-build"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"initramfs default"*"its files were missing"*"its programs were kept"* ]]
@@ -424,7 +424,7 @@ tree_commit() { # MESSAGE
 	echo '/* a new kselftest.h */' >"$(tree)/tools/testing/selftests/kselftest.h"
 	git -C "$(tree)" add tools/testing/selftests/kselftest.h
 	tree_commit selftests
-	VARIANTS=default run "$TOP/scripts/build-all"
+	VARIANTS=default run "$TOP/scripts/container-build"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"initramfs default"*ok* ]]
@@ -475,7 +475,7 @@ for a in "\$@"; do export "\$a"; done
 echo "\$t VARIANTS=\${VARIANTS:-} NO_DONOR=\${NO_DONOR:-} CCACHE_DIR=\${CCACHE_DIR:-} tree: \$(git -C "$(tree)" log -1 --format=%s)" >>"$calls"
 case \$t in
 all) exec "$TOP/scripts/build-and-boot" ;;
-container-build) exec "$TOP/scripts/build-all" ;;
+container-build) exec "$TOP/scripts/container-build" ;;
 test-variant) exec "$TOP/scripts/test-variant" "\$VARIANT" ;;
 *) exec "$TOP/scripts/\$t" ;;
 esac

@@ -54,14 +54,14 @@ setup() {
 	grep -qx CONFIG_DRIVER=m "$BATS_TEST_TMPDIR/obj2/.config"
 }
 
-@test "default_set = no: left out of VARIANTS=\"\" (build-all, variant list), built when named" {
+@test "default_set = no: left out of VARIANTS=\"\" (container-build, variant list), built when named" {
 	add_variant big '#@ extends = default' '#@ default_set = no' 'CONFIG_BIG=y'
 	[ "$("$TOP/scripts/pipeline" config list)" = default ]
 	[ "$("$TOP/scripts/pipeline" config list --all | tr '\n' ' ')" = "big default " ]
-	"$TOP/scripts/build-all" >/dev/null 2>&1
+	"$TOP/scripts/container-build" >/dev/null 2>&1
 	[ -f "$ARTIFACTS/default/bzImage" ]
 	[ ! -e "$ARTIFACTS/big" ]
-	VARIANTS=big "$TOP/scripts/build-all" >/dev/null 2>&1
+	VARIANTS=big "$TOP/scripts/container-build" >/dev/null 2>&1
 	grep -qa '^CONFIG_BIG=y' "$ARTIFACTS/big/bzImage"
 }
 

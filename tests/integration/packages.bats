@@ -17,7 +17,7 @@ setup_file() {
 	add_variant isolated '#@ kernel = default' '#@ cmdline = fake=clean isolcpus=1'
 	add_variant ninep '#@ extends = default' 'CONFIG_VIRTIO_PCI=y' 'CONFIG_NET_9P=y' \
 		'CONFIG_NET_9P_VIRTIO=y' 'CONFIG_9P_FS=y'
-	VARIANTS="default mods isolated ninep" "$TOP/scripts/build-all" >"$BATS_FILE_TMPDIR/build.out" 2>&1
+	VARIANTS="default mods isolated ninep" "$TOP/scripts/container-build" >"$BATS_FILE_TMPDIR/build.out" 2>&1
 }
 
 setup() {

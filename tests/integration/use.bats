@@ -23,7 +23,7 @@ setup_file() {
 	add_variant reset '#@ extends = default' '#@ kernel = default' '#@ cmdline = fake=reset'
 	add_variant dbg '#@ extends = default' '#@ final = debug-checks' 'CONFIG_DEBUG_KMEMLEAK=y' 'CONFIG_PROVE_LOCKING=y'
 	add_variant dbgoff '#@ extends = dbg' '#@ kernel = dbg' '#@ cmdline = fake=kmemleak-off'
-	VARIANTS="default crash failing warn quiet reset dbg dbgoff" "$TOP/scripts/build-all" >"$BATS_FILE_TMPDIR/build.out" 2>&1
+	VARIANTS="default crash failing warn quiet reset dbg dbgoff" "$TOP/scripts/container-build" >"$BATS_FILE_TMPDIR/build.out" 2>&1
 }
 
 setup() {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 bats_require_minimum_version 1.5.0
-# ACCEL=auto|kvm|tcg (scripts/accel-probe, boot-plan, in-container): the
+# ACCEL=auto|kvm|tcg (scripts/accel-probe, boot plan, in-runtime): the
 # probe's logic and the exact QEMU and podman arguments, with the fake
 # QEMU (FAKE_KVM says how its KVM behaves) and a fake /dev/kvm, since no
 # host here has a KVM that works.
@@ -139,17 +139,17 @@ EOF
 	export PODMAN=$BATS_TEST_TMPDIR/podman
 }
 
-@test "in-container: /dev/kvm goes into the container unless ACCEL=tcg, and ACCEL and TESTS with it" {
+@test "in-runtime: /dev/kvm goes into the container unless ACCEL=tcg, and ACCEL and TESTS with it" {
 	fake_podman
-	ACCEL=auto TESTS='umcg/switch*' "$TOP/scripts/in-container" true
+	ACCEL=auto TESTS='umcg/switch*' "$TOP/scripts/in-runtime" true
 	last=$(tail -n1 "$BATS_TEST_TMPDIR/podman.calls")
 	[[ "$last" == *" --device $KVM_DEV:/dev/kvm "* ]]
 	[[ "$last" == *" -e ACCEL=auto "* ]]
 	[[ "$last" == *" -e TESTS=umcg/switch* "* ]]
-	ACCEL=tcg "$TOP/scripts/in-container" true
+	ACCEL=tcg "$TOP/scripts/in-runtime" true
 	last=$(tail -n1 "$BATS_TEST_TMPDIR/podman.calls")
 	[[ "$last" != *"--device"* ]]
-	KVM_DEV=$BATS_TEST_TMPDIR/none "$TOP/scripts/in-container" true
+	KVM_DEV=$BATS_TEST_TMPDIR/none "$TOP/scripts/in-runtime" true
 	last=$(tail -n1 "$BATS_TEST_TMPDIR/podman.calls")
 	[[ "$last" != *"--device"* ]]
 }
@@ -190,13 +190,13 @@ EOF2
 	export PODMAN=$BATS_TEST_TMPDIR/podman
 }
 
-@test "in-container: stopping it (SIGTERM, SIGINT, SIGHUP) takes its container with it" {
+@test "in-runtime: stopping it (SIGTERM, SIGINT, SIGHUP) takes its container with it" {
 	fake_podman_containers
 	d=$BATS_TEST_TMPDIR/containers
 	for sig in TERM INT HUP; do
 		rm -f "$d"/*
 		# (an asynchronous command of a script ignores SIGINT: undo that)
-		env --default-signal=INT "$TOP/scripts/in-container" sleep 300 &
+		env --default-signal=INT "$TOP/scripts/in-runtime" sleep 300 &
 		pid=$!
 		for _ in $(seq 100); do
 			c=""
@@ -211,7 +211,7 @@ EOF2
 		kill -s "$sig" "$pid"
 		rc=0
 		wait "$pid" || rc=$?
-		echo "SIG$sig: in-container exit $rc, container $c"
+		echo "SIG$sig: in-runtime exit $rc, container $c"
 		[ "$rc" -ne 0 ]
 		for _ in $(seq 50); do
 			kill -0 "$cpid" 2>/dev/null || break

@@ -11,12 +11,12 @@ setup() {
 	mkdir -p "$p/scripts" "$p/configs"
 	cp "$TOP/Makefile" "$p/"
 	cp "$TOP/scripts/lib.sh" "$TOP/scripts/checkout-lock" "$TOP/scripts/make-help" "$p/scripts/"
-	printf '#!/bin/sh\nexec "$@"\n' >"$p/scripts/in-container"
+	printf '#!/bin/sh\nexec "$@"\n' >"$p/scripts/in-runtime"
 	printf '#!/bin/sh\nexit 0\n' >"$p/scripts/host-setup"
 	# A step: logs "NAME start", waits for the file "go" when told to
 	# (HOLD=1), then logs "NAME end". Every step writes one log, so
 	# two runs at once show up as interleaved lines.
-	for s in build-and-boot build-all matrix; do
+	for s in build-and-boot container-build matrix; do
 		cat >"$p/scripts/$s" <<SH
 #!/bin/sh
 echo "$s start" >>"$p/steps.log"
@@ -63,7 +63,7 @@ start_first() {
 	[[ "$output" == *"make all (pid "*") is running in this checkout ($p)"* ]]
 	[[ "$output" == *"WAIT=1"* ]]
 	# it ran nothing
-	run grep -c 'build-all' "$p/steps.log"
+	run grep -c 'container-build' "$p/steps.log"
 	[ "$output" = 0 ]
 	touch "$p/go"
 	wait "$first"
@@ -100,7 +100,7 @@ matrix end" ]
 	run make -s -C "$p" container-build RUNTIME=native
 	echo "$output"
 	[ "$status" -eq 0 ]
-	grep -qx 'build-all end' "$p/steps.log"
+	grep -qx 'container-build end' "$p/steps.log"
 	: >"$p/steps.log"
 	NESTED=matrix run make -s -C "$p" all RUNTIME=native
 	echo "$output"

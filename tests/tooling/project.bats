@@ -117,7 +117,7 @@ entry_points() {
 	for f in scripts/build-kernel scripts/build-initramfs scripts/config-variant scripts/test-variant \
 		scripts/boot-interactive scripts/podman-probe scripts/repro-env scripts/pipeline \
 		scripts/record-failure scripts/manifest scripts/series scripts/apt-sources \
-		scripts/host-setup scripts/in-container ci/variant-job expect-scripts/boot-and-test.exp \
+		scripts/host-setup scripts/in-runtime ci/variant-job expect-scripts/boot-and-test.exp \
 		scripts/rerun-failed scripts/bisect-step ci/build-job ci/boot-job scripts/kernel-donor scripts/build-packages \
 		scripts/boot-packages scripts/build-tests-package; do
 		run "$TOP/$f"
@@ -133,7 +133,7 @@ entry_points() {
 		[[ "$output" == *sage* ]] || { echo "pipeline $c: no usage message: $output"; return 1; }
 	done
 	# scripts that take none, called with one
-	for f in scripts/build-all scripts/matrix scripts/prepare-source scripts/source-date scripts/check \
+	for f in scripts/container-build scripts/matrix scripts/prepare-source scripts/source-date scripts/check \
 		scripts/repro-check scripts/series-check scripts/patches-export scripts/image scripts/base-image \
 		scripts/accel-probe scripts/bisect-run \
 		scripts/build-and-boot scripts/bench-build scripts/distccd-serve scripts/compiler-env \
@@ -192,7 +192,7 @@ entry.run(lambda argv: 3, "demo")' "$TOP/scripts"
 	mkdir -p "$p/scripts"
 	cp "$TOP/Makefile" "$p/"
 	cp "$TOP/scripts/checkout-lock" "$TOP/scripts/lib.sh" "$p/scripts/"
-	printf '#!/bin/sh\nexec "$@"\n' >"$p/scripts/in-container"
+	printf '#!/bin/sh\nexec "$@"\n' >"$p/scripts/in-runtime"
 	printf '#!/bin/sh\nexit 0\n' >"$p/scripts/host-setup"
 	printf '#!/bin/sh\necho ran >>ran\nexit "${RC:-0}"\n' >"$p/scripts/build-and-boot"
 	chmod +x "$p"/scripts/*
@@ -247,7 +247,7 @@ assert any("ci/build-job ${{ matrix.kernel }}" in r for r in runs("build")), run
 inc = jobs["boot"]["strategy"]["matrix"]["include"]
 assert sorted((i["variant"], i["kernel"]) for i in inc) == sorted(kernel_of.items()), inc
 assert jobs["boot"]["needs"] in ("build", ["build"])
-assert not any("build-job" in r or "build-all" in r for r in runs("boot")), runs("boot")
+assert not any("build-job" in r or "container-build" in r for r in runs("boot")), runs("boot")
 assert any("ci/boot-job ${{ matrix.variant }}" in r for r in runs("boot"))
 dl = [s for s in uses("boot") if s["uses"].startswith("actions/download-artifact@")]
 assert dl and dl[0]["with"]["name"] == "artifacts-${{ matrix.kernel }}", dl
@@ -436,7 +436,7 @@ PY
 	[ "$status" -eq 0 ]
 	# The bats files too: this is what finds a `! cmd` that can never
 	# fail a test (SC2314, SC2315).
-	run shellcheck -x -s bash -e SC2030,SC2031,SC2034,SC2154,SC2164,SC1090,SC1091,SC2016,SC2317,SC2329,SC2005,SC2013 tests/tooling/*.bats tests/integration/*.bats tests/harness/*.bats tests/helpers.bash
+	run shellcheck -x -s bash -e SC2030,SC2031,SC2034,SC2154,SC2164,SC1090,SC1091,SC2016,SC2317,SC2329,SC2005,SC2013 tests/tooling/*.bats tests/integration/*.bats tests/system/*.bats tests/helpers.bash
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
@@ -448,11 +448,11 @@ check_project() {
 	p=$BATS_TEST_TMPDIR/proj
 	# its results are its own (make check reads results/summary.json)
 	unset RESULTS
-	mkdir -p "$p/scripts" "$p/tests/harness" "$p/tests/integration"
+	mkdir -p "$p/scripts" "$p/tests/system" "$p/tests/integration"
 	cp "$TOP/scripts/check" "$TOP/scripts/lib.sh" "$p/scripts/"
-	touch "$p/tests/harness/x.bats" "$p/tests/integration/x.bats"
+	touch "$p/tests/system/x.bats" "$p/tests/integration/x.bats"
 	stub run-tests 'echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
-	stub in-container 'exec "$@"'
+	stub in-runtime 'exec "$@"'
 	# scripts/pipeline: config (the variants of the set) and summarize
 	stub pipeline 'if [ "$1" = summarize ]; then shift; exec "${0%/*}/summarize" "$@"; fi
 echo default; [ "$3 $4" = "--check quick" ] || echo pristine'
@@ -517,14 +517,14 @@ echo "matrix: $1 passed, $2 failed, $3 skipped"'
 
 @test "make check: a section's lines appear as it runs (CI keeps the log of a job it stops), and each section's time" {
 	check_project
-	# the harness section waits for the test to have seen its first line
-	stub run-tests 'if [ "${2:-}" = harness ]; then echo "harness started"
+	# the system tests section waits for the test to have seen its first line
+	stub run-tests 'if [ "${2:-}" = system ]; then echo "system started"
 i=0; while [ ! -e "$0.go" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done; fi
 echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 	stub build-and-boot 'scripts/pipeline summarize 3 0 0'
 	env -u TOP "$p/scripts/check" >"$BATS_TEST_TMPDIR/log" 2>&1 3>&- &
 	i=0
-	until grep -q '^harness started$' "$BATS_TEST_TMPDIR/log"; do
+	until grep -q '^system started$' "$BATS_TEST_TMPDIR/log"; do
 		sleep 0.1
 		i=$((i + 1))
 		[ $i -lt 150 ] || { cat "$BATS_TEST_TMPDIR/log"; touch "$p/scripts/run-tests.go"; wait; false; }
@@ -534,11 +534,11 @@ echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 	touch "$p/scripts/run-tests.go"
 	wait
 	cat "$BATS_TEST_TMPDIR/log"
-	grep -qE '^time: tooling tests [0-9]+ s, integration tests [0-9]+ s, build and boot [0-9]+ s, harness tests [0-9]+ s$' "$BATS_TEST_TMPDIR/log"
+	grep -qE '^time: tooling tests [0-9]+ s, integration tests [0-9]+ s, build and boot [0-9]+ s, system tests [0-9]+ s$' "$BATS_TEST_TMPDIR/log"
 	[ "$(tail -n1 "$BATS_TEST_TMPDIR/log")" = "check: 15 passed, 0 failed, 3 skipped" ]
 }
 
-@test "make check: CHECK picks the set, quick unless CHECK=full, says so and hands it to the harness; a bad CHECK is exit 2, nothing run" {
+@test "make check: CHECK picks the set, quick unless CHECK=full, says so and hands it to the system tests; a bad CHECK is exit 2, nothing run" {
 	check_project
 	stub run-tests 'echo "${2:-tooling} sees CHECK_SET=${CHECK_SET:-unset}"; echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 	stub build-and-boot 'scripts/pipeline summarize 3 0 0'
@@ -546,12 +546,12 @@ echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "check set: quick "*"CHECK=full"* ]]
-	[[ "$output" == *"harness sees CHECK_SET=quick"* ]]
+	[[ "$output" == *"system sees CHECK_SET=quick"* ]]
 	[[ "$output" == *"tooling sees CHECK_SET=unset"* ]]
 	run env -u TOP CHECK=full "$p/scripts/check"
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "check set: full "* ]]
-	[[ "$output" == *"harness sees CHECK_SET=full"* ]]
+	[[ "$output" == *"system sees CHECK_SET=full"* ]]
 	# the quick set leaves out the variants marked #@ check_set = full, and
 	# says which; the full set and a caller's VARIANTS are taken as they are
 	stub build-and-boot 'echo "build-and-boot VARIANTS=[${VARIANTS:-}]"; scripts/pipeline summarize 3 0 0'

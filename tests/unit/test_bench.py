@@ -370,7 +370,7 @@ class CheckLine(unittest.TestCase):
         MAIN_JOB_EXIT."""
         with tempfile.TemporaryDirectory() as p:
             os.makedirs(os.path.join(p, 'scripts'))
-            for t in ('harness', 'integration'):
+            for t in ('system', 'integration'):
                 os.makedirs(os.path.join(p, 'tests', t))
                 open(os.path.join(p, 'tests', t, 'x.bats'), 'w').close()
             for f in ('check', 'lib.sh'):
@@ -382,7 +382,7 @@ class CheckLine(unittest.TestCase):
             stubs = {
                 'run-tests': 'echo "${2:-tooling}: 4 passed, 0 failed, '
                              '1 skipped"',
-                'in-container': 'exec "$@"',
+                'in-runtime': 'exec "$@"',
                 'pipeline': 'echo default',
                 # summarize's summary.json (check counts it), its lines
                 'build-and-boot': 'mkdir -p results; echo \'{"counts": '

@@ -37,7 +37,7 @@ no_qemu_left() {
 
 @test "a guest that panics is reported as a crash (3) within seconds, panic text in the excerpt" {
 	start=$SECONDS
-	SUITES=harness-crash run "$TOP/scripts/in-container" scripts/test-variant default
+	SUITES=harness-crash run "$TOP/scripts/in-runtime" scripts/test-variant default
 	[ "$status" -eq 3 ]
 	[ $((SECONDS - start)) -lt 60 ]
 	r=$RESULTS/default/results.json
@@ -54,7 +54,7 @@ no_qemu_left() {
 
 @test "a guest test that hangs is stopped at the suite timeout and reported as a timeout (2)" {
 	start=$SECONDS
-	SUITES=harness-hang run "$TOP/scripts/in-container" scripts/test-variant default
+	SUITES=harness-hang run "$TOP/scripts/in-runtime" scripts/test-variant default
 	[ "$status" -eq 2 ]
 	took=$((SECONDS - start))
 	[ "$took" -ge 15 ]
@@ -65,7 +65,7 @@ no_qemu_left() {
 }
 
 @test "a clean guest passes, with the QEMU command line at the top of the log" {
-	SUITES=smoke run "$TOP/scripts/in-container" scripts/test-variant default
+	SUITES=smoke run "$TOP/scripts/in-runtime" scripts/test-variant default
 	[ "$status" -eq 0 ]
 	accel=$(jq -r .accel.name "$RESULTS/default/results.json")
 	head -n 3 "$RESULTS/default/console.log" | grep -q "^@@@ HARNESS QEMU qemu-system-x86_64 -accel $accel"
@@ -76,7 +76,7 @@ no_qemu_left() {
 }
 
 @test "TESTS runs one test of a kselftest_harness program in the guest, through the harness's own -r" {
-	TESTS='smoke/smoke/global.cmdline_is_the_variant_one' run "$TOP/scripts/in-container" scripts/test-variant default
+	TESTS='smoke/smoke/global.cmdline_is_the_variant_one' run "$TOP/scripts/in-runtime" scripts/test-variant default
 	[ "$status" -eq 0 ]
 	r=$RESULTS/default/results.json
 	[ "$(jq -r '[.tests[].id] | join(" ")' "$r")" = smoke/smoke/global.cmdline_is_the_variant_one ]
@@ -86,7 +86,7 @@ no_qemu_left() {
 }
 
 @test "ACCEL: auto says which accelerator and why; ACCEL=kvm where KVM does not work is exit 2 within seconds" {
-	run "$TOP/scripts/in-container" scripts/accel-probe
+	run "$TOP/scripts/in-runtime" scripts/accel-probe
 	[ "$status" -eq 0 ]
 	read -r accel reason <<<"$output"
 	[ -n "$reason" ]
@@ -94,7 +94,7 @@ no_qemu_left() {
 		skip "KVM works on this host: nothing to refuse"
 	fi
 	start=$SECONDS
-	ACCEL=kvm run "$TOP/scripts/in-container" scripts/test-variant default
+	ACCEL=kvm run "$TOP/scripts/in-runtime" scripts/test-variant default
 	[ "$status" -eq 2 ]
 	[ $((SECONDS - start)) -lt 60 ]
 	[[ "$output" == *"error: ACCEL=kvm, but KVM does not work here: "* ]]
@@ -134,7 +134,7 @@ no_qemu_left() {
 	cp "$TOP/configs/base.config" "$cfg/"
 	# KASAN needs SLUB without SLUB_TINY: olddefconfig drops it silently.
 	printf 'CONFIG_SLUB_TINY=y\nCONFIG_KASAN=y\n' >"$cfg/broken.variant"
-	CONFIGS=$cfg run "$TOP/scripts/in-container" \
+	CONFIGS=$cfg run "$TOP/scripts/in-runtime" \
 		scripts/config-variant broken "$TOP/build/linux" "$TOP/build/harness-configs/obj"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"CONFIG_KASAN=y (from broken.variant) became not set"* ]]
@@ -168,7 +168,7 @@ no_qemu_left() {
 	"$TOP/scripts/host-setup" native
 	out=$TOP/build/native
 	rm -rf "$out"
-	RUNTIME=native OBJ_ROOT=$out OUT_ROOT=$out/out run "$TOP/scripts/in-container" scripts/build-kernel default
+	RUNTIME=native OBJ_ROOT=$out OUT_ROOT=$out/out run "$TOP/scripts/in-runtime" scripts/build-kernel default
 	[ "$status" -eq 0 ]
 	[ "$(sha256sum <"$out/out/default/bzImage")" = "$(sha256sum <"$TOP/artifacts/default/bzImage")" ]
 	rm -rf "$out"
@@ -190,7 +190,7 @@ no_qemu_left() {
 @test "guest C code builds with -Wall -Wextra -Werror (host libc headers)" {
 	ksft=$TOP/build/linux/tools/testing/selftests
 	[ -f "$ksft/kselftest_harness.h" ]
-	for c in "$TOP"/guest-tests/runner/*.c "$TOP"/guest-tests/smoke/*.c "$TOP"/guest-tests/harness-*/*.c; do
+	for c in "$TOP"/guest-tests/runner/*.c "$TOP"/guest-tests/smoke/*.c "$TOP"/guest-tests/system-*/*.c; do
 		gcc -fsyntax-only -Wall -Wextra -Werror -isystem "$ksft" -I "$TOP/guest-tests/lib" "$c"
 	done
 }
