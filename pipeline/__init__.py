@@ -4,7 +4,9 @@
                  the series
     artifacts.py the artifact contract and the one "is this kernel current"
                  rule
+    manifest.py  manifest.json and SHA256SUMS, the record of a build
     build.py     the build side's decisions: the config check
+    donor.py     the object directory a new kernel build starts from
     boot.py      a boot planned from variant.json: QEMU's arguments, the
                  accelerators, the rootfs, the plan
     ktap.py      the one KTAP / TAP 13 parser, flat and nested output alike
@@ -20,10 +22,10 @@
                  selection and the report, with one test identity
     cli.py       the one command line, `python3 -m pipeline SUBCOMMAND`
 
-The Makefile calls the command line; the entry points in scripts/ (each
-answers --help) import this package from the checkout's top directory,
-which is mounted at the same path in the container. Python 3.11 standard library only
-(Debian 12).
+The Makefile, the shell steps, CI and the tests call the command line,
+scripts/pipeline, which imports this package from the checkout's top
+directory, mounted at the same path in the container. Python 3.11
+standard library only (Debian 12).
 """
 
 

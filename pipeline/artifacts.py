@@ -9,14 +9,15 @@ this module); the boot reads nothing else. Its files:
     <kernel>/.inputs        the build's own record of its inputs, for the
                             next build (KernelInputs, JSON; not uploaded)
     <variant>/variant.json  everything a boot needs (VARIANT_FORMAT)
-    manifest.json, SHA256SUMS   the whole set (scripts/manifest)
+    manifest.json, SHA256SUMS   the whole set (`artifacts manifest`,
+                            pipeline/manifest.py)
 
 "Is this kernel current" has one rule, changes(): a kernel is the one
 this checkout builds when none of the inputs it recorded differs from
 the same input now. The build (scripts/build-kernel, to skip a build)
 knows every input: the tree's commit, the Kconfig lines, its own scripts,
-the toolchain, the timestamp, the tree. A boot (scripts/stale-kernel,
-to refuse a stale kernel) knows only what the checkout has: the series in
+the toolchain, the timestamp, the tree. A boot (`artifacts stale`, to
+refuse a stale kernel) knows only what the checkout has: the series in
 patches/ and the Kconfig lines. Each asks with what it knows; an input
 one side does not know (None) is not judged, so an older kernel.json
 that lacks one is not called stale for it.
@@ -24,6 +25,7 @@ that lacks one is not called stale for it.
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import os
@@ -32,6 +34,10 @@ import sys
 from typing import Any
 
 from pipeline import Fail, config, sha256, testsel
+from pipeline.cli import Command
+# (the manifest subcommand; it imports this module when it runs, not when
+# it is loaded, so the two load in either order)
+from pipeline import manifest as _manifest
 
 VARIANT_FORMAT = 'kernel-pipeline-variant/1'
 KERNEL_FORMAT = 'kernel-pipeline-kernel/1'
@@ -405,7 +411,7 @@ def write_kernel_json(variant: str, obj: str, out: str, ccache: str,
     except OSError as e:
         raise Fail('no kernel release: %s' % e) from None
     # The patches, when the tree holds the series patches/ has now (the
-    # hash prepare-source recorded for it): what stale-kernel compares.
+    # hash prepare-source recorded for it): what `artifacts stale` compares.
     patches = None
     if series_sha256 and series_sha256 == config.series_hash():
         patches = [{'name': n, 'sha256': h}
@@ -606,3 +612,93 @@ def write_variant_json(variant: str, out: str, kdir: str) -> None:
             'guest_tests': 'guest-tests',
         },
     }, os.path.join(out, 'variant.json'))
+
+
+# The artifacts subcommand (scripts/pipeline artifacts stale|manifest).
+
+def top() -> str:
+    """The checkout's top directory (TOP names another)."""
+    return os.environ.get('TOP') or os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))
+
+
+def artifacts_dir() -> str:
+    """artifacts/ of the checkout (ARTIFACTS names another)."""
+    return os.environ.get('ARTIFACTS') or os.path.join(top(), 'artifacts')
+
+
+STALE = """Is the kernel in artifacts/ the one this checkout builds?
+
+stale VARIANT: a boot (scripts/test-variant) brings a variant's initramfs
+up to date, but never its kernel: building a kernel is `make
+container-build`. So after a patch or a Kconfig line is edited,
+artifacts/ still holds the kernel of the old inputs, and a run on it would
+report on code the checkout no longer has. This compares what the
+artifacts record with the checkout:
+  - the patches (kernel.json "series", for a kernel built from the series;
+    a pristine kernel has none) with patches/series now;
+  - the kernel's Kconfig lines (kernel.json "kconfig_sha256", the hash of
+    `config kconfig` when it was built) with the variant's lines now.
+A #@ run parameter is not a kernel input: editing one is not staleness.
+Where the artifacts do not record an input (an older build), that input
+is not judged.
+
+stale --build --out DIR --commit C --tools-sha256 H --toolchain T
+      --timestamp TS --tree DIR [--record] KERNEL:
+the build's side of the same rule (scripts/build-kernel), with every input
+it knows: exit 0 when the kernel in DIR is current (every file there, and
+no input it recorded differs), 1 saying why it must be built again. With
+--record, write DIR/.inputs from these inputs (after a build) instead.
+
+The rule is pipeline/artifacts.py's changes(), one for both.
+
+Exit 0 silent: nothing recorded differs. Exit 1: the kernel is stale; one
+line on stdout says what changed. Exit 2 with a message: bad input.
+"""
+
+_BUILD_INPUTS = (('out', 'DIR'), ('commit', 'C'), ('tools-sha256', 'H'),
+                 ('toolchain', 'T'), ('timestamp', 'TS'), ('tree', 'DIR'))
+
+
+def _stale_args(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument('--build', action='store_true',
+                    help="the build's side: with every input below")
+    ap.add_argument('--record', action='store_true',
+                    help='with --build: write DIR/.inputs instead')
+    for opt, metavar in _BUILD_INPUTS:
+        ap.add_argument('--' + opt, metavar=metavar)
+    ap.add_argument('variant', metavar='VARIANT')
+
+
+def _stale(a: argparse.Namespace) -> int:
+    config.check_name(a.variant)
+    if not a.build:
+        why = stale_reason(a.variant, artifacts_dir())
+    else:
+        if not all((a.out, a.commit, a.tools_sha256, a.toolchain,
+                    a.timestamp, a.tree)):
+            raise Fail('--build needs --out, --commit, --tools-sha256, '
+                       '--toolchain, --timestamp and --tree')
+        now = KernelInputs(
+            kconfig_sha256=config.Variant(a.variant).kconfig_sha256(),
+            commit=a.commit, tools_sha256=a.tools_sha256,
+            toolchain=a.toolchain, timestamp=a.timestamp, tree=a.tree)
+        if a.record:
+            write_inputs(a.out, now)
+            return 0
+        why = build_reason(a.variant, a.out, now)
+    if why is None:
+        return 0
+    print(why)
+    return 1
+
+
+ARTIFACTS = """The artifact set's own checks and records (artifacts/).
+
+ARTIFACTS names another directory than the checkout's artifacts/.
+"""
+
+COMMANDS = [Command('artifacts', ARTIFACTS, None, None, subcommands=(
+    Command('stale', STALE, _stale_args, _stale),
+    Command('manifest', _manifest.DOC, _manifest.configure, _manifest.run),
+))]

@@ -10,7 +10,8 @@ wins; "# CONFIG_X is not set" asks for n, and an option the .config does
 not set is n.
 
 The compiler, make, cpio and podman calls stay in the shell steps of
-scripts/ (build-kernel, build-initramfs, ...); their decisions move here.
+scripts/ (build-kernel, build-initramfs, ...); their decisions move here,
+but for the donor of a new build (`build donor`, pipeline/donor.py).
 """
 
 import argparse
@@ -19,7 +20,7 @@ import os
 import re
 import sys
 
-from . import Fail, artifacts, config
+from . import Fail, artifacts, config, donor
 from .cli import Command
 
 _SET_RE = re.compile(r'(CONFIG_[A-Za-z0-9_]+)=')
@@ -356,6 +357,8 @@ COMMANDS = [Command('build', BUILD, None, None, subcommands=(
     Command('check-config', CHECK_CONFIG, _check_config_args, _check_config),
     Command('localmod-diff', LOCALMOD_DIFF, _localmod_diff_args,
             _localmod_diff),
+    # (its code is pipeline/donor.py: see there why not here)
+    Command('donor', donor.DOC, donor.configure, donor.run),
     Command('describe-artifacts', DESCRIBE, None, None, subcommands=(
         Command('kernel', KERNEL_JSON, _kernel_json_args, _kernel_json),
         Command('expected', EXPECTED, _expected_args, _expected),

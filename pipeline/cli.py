@@ -4,9 +4,9 @@ Each subcommand is a Command; a module that has some lists them in its
 COMMANDS, and COMMAND_MODULES names those modules. To add a subcommand
 (a build or boot stage, say): write its Command beside its logic and add
 the module to COMMAND_MODULES; `python3 -m pipeline --help` lists it and
-`make` can call it. The scripts/ of the same names are wrappers kept for
-their callers (shell steps, CI, the tests): script_main() runs one
-subcommand under the script's own name.
+`make` can call it. Its callers (make, the shell steps, CI, the tests)
+run it as `scripts/pipeline SUBCOMMAND ...`, the one Python entry point
+of scripts/.
 
 Every end of a subcommand is one of the pipeline's exit statuses (README):
 guard() makes an uncaught exception, a bad input (Fail) or a usage error
@@ -25,9 +25,12 @@ from typing import Callable
 
 from . import Fail
 
-# the modules with subcommands, in the order --help lists them
-COMMAND_MODULES = ('pipeline.config', 'pipeline.boot', 'pipeline.build',
-                   'pipeline.results.command', 'pipeline.analysis.commands')
+# the modules with subcommands, in the order --help lists them; _first()
+# imports them in this order too, so the light ones that the shell steps
+# call most (config, artifacts stale) come first
+COMMAND_MODULES = ('pipeline.config', 'pipeline.artifacts', 'pipeline.boot',
+                   'pipeline.build', 'pipeline.results.command',
+                   'pipeline.analysis.commands')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,9 +129,9 @@ def _configure(p: argparse.ArgumentParser, c: Command) -> None:
 
 def _first(name: str) -> dict[str, Command]:
     """The top-level subcommands of the first module of COMMAND_MODULES
-    that has NAME, importing no further (a wrapper such as scripts/pipeline config
-    runs many times a build: it imports its own module only); all of them
-    when none has it."""
+    that has NAME, importing no further (scripts/pipeline config runs
+    many times a build: it imports its own module only); all of them when
+    none has it."""
     for module in COMMAND_MODULES:
         cs = {c.name: c for c in importlib.import_module(module).COMMANDS}
         if name in cs:
@@ -163,19 +166,3 @@ def main(argv: list | None = None, prog: str = 'pipeline') -> int:
     name = ' '.join(c.name for c in path)
     return guard(run, argv, '%s %s' % (prog, name) if name else prog)
 
-
-def script_main(name: str, prog: str) -> Callable[[list], int]:
-    """The main(argv) of subcommand NAME ("build check-config" for one of
-    a group) as a script of scripts/ called PROG, for entry.run(): the
-    script's arguments, its name in usage."""
-    path = _path(name.split())
-    if ' '.join(c.name for c in path) != name:
-        raise KeyError(name)
-    c = path[-1]
-
-    def main_(argv):
-        p = argparse.ArgumentParser(prog=prog, **c.parser_args())
-        _configure(p, c)
-        a = p.parse_args(argv)
-        return a.run(a)
-    return main_

@@ -20,13 +20,14 @@ pristine source.
 
 Everything that needs a variant's parameters, fragments or suites (build,
 config, initramfs, the CI files' tests) or the series (prepare-source,
-series-check, patches-export, manifest, stale-kernel) asks this module: in
-Python by importing it, in bash through the `variant` and `series`
-commands (scripts/; `python3 -m pipeline config`). So no two stages can disagree about what a variant
-or the series holds. The defaults live in PARAMS and SUITE_PARAMS and
-nowhere else. Adding a parameter is one line in one of them. The boot side
-does not read this: it reads artifacts/<variant>/variant.json, which the
-build writes from what this module resolved.
+series-check, patches-export, artifacts manifest, artifacts stale) asks
+this module: in Python by importing it, in bash through the `config`
+subcommand (scripts/pipeline config, `config series` for the series). So
+no two stages can disagree about what a variant or the series holds. The
+defaults live in PARAMS and SUITE_PARAMS and nowhere else. Adding a
+parameter is one line in one of them. The boot side does not read this:
+it reads artifacts/<variant>/variant.json, which the build writes from
+what this module resolved.
 
 Python 3.11 standard library only (Debian 12).
 """
@@ -526,7 +527,7 @@ class Variant:
 
     def kconfig_sha256(self) -> str:
         """One hash over kconfig_lines(): kernel.json records it, and
-        scripts/stale-kernel compares it with the checkout's."""
+        `artifacts stale` compares it with the checkout's."""
         text = ''.join(line + '\n' for line in self.kconfig_lines())
         return hashlib.sha256(text.encode()).hexdigest()
 
@@ -667,6 +668,20 @@ def series_hash(directory: str | None = None) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def series_lines(cmds: list[str]) -> list[str]:
+    """What `config series CMDS...` prints: for each of list, paths and
+    hash in the order asked, its answer."""
+    out = []
+    for cmd in cmds:
+        if cmd == 'list':
+            out += series_names()
+        elif cmd == 'paths':
+            out += [os.path.join(patches_dir(), n) for n in series_names()]
+        else:
+            out.append(series_hash())
+    return out
+
+
 # The config subcommand (scripts/pipeline config): what a variant is made of, for
 # the shell steps. A call costs a Python start (~40 ms of CPU): a step
 # asks per variant once (get NAME KEY..., each, initramfs), not per
@@ -707,6 +722,15 @@ usage:
                                 order "suite S KSELFTEST", "kernel_files S
                                 FILES..." and "ldlibs S FLAGS..."
   params                        every parameter with its default and meaning
+  series COMMAND...             the patch series in patches/ (PATCHES names
+                                another directory), for each COMMAND in
+                                order (hash list: one call where
+                                prepare-source made two):
+                                  list   the patch file names, in order (each
+                                         must exist)
+                                  paths  the same as paths
+                                  hash   one sha256 over every patch's name
+                                         and content, in order
 
 A call costs a Python start (~40 ms); a build asks per variant once, not
 per parameter. Exit 0, or 2 with a message naming the file and line of a
@@ -771,6 +795,9 @@ def _config_args(ap: argparse.ArgumentParser) -> None:
     g.add_argument('--all', action='store_true')
     g.add_argument('--check', choices=('quick', 'full'))
     sub.add_parser('params')
+    sub.add_parser('series').add_argument(
+        'cmds', choices=('list', 'paths', 'hash'), nargs='+',
+        metavar='COMMAND')
     for cmd in ('check', 'name', 'kernels'):
         sub.add_parser(cmd).add_argument('names', nargs='+', metavar='NAME')
     for cmd in ('show', 'fragments', 'kconfig', 'modules', 'initramfs'):
@@ -797,6 +824,8 @@ def config_lines(a: argparse.Namespace) -> list[str]:
         return check_names(a.check) if a.check else default_names()
     if a.cmd == 'params':
         return params_table()
+    if a.cmd == 'series':
+        return series_lines(a.cmds)
     if a.cmd == 'check':
         for n in a.names:
             Variant(n)

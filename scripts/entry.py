@@ -1,11 +1,12 @@
-"""The common frame of every Python entry point in scripts/.
+"""The common frame of the Python entry point in scripts/ (scripts/pipeline;
+every Python stage is one of its subcommands).
 
 The exit statuses of the pipeline (README) give 1 the meaning "a test
 failed". Python itself exits 1 on an uncaught exception, which would turn a
 bug or a bad input into a test failure; run() makes every such end an
 infrastructure error (2) with a message instead (pipeline/cli.py).
-Expected problems (bad input, a missing file) are raised as Fail and
-printed without a traceback.
+Expected problems (bad input, a missing file) are raised as pipeline.Fail
+and printed without a traceback.
 """
 
 import os
@@ -16,7 +17,6 @@ import sys
 # path). Every entry point imports this module before the package.
 sys.path.insert(1, os.path.dirname(os.path.dirname(
     os.path.realpath(__file__))))
-from pipeline import Fail  # noqa: E402,F401 - scripts raise entry.Fail
 from pipeline.cli import guard  # noqa: E402
 
 

@@ -200,7 +200,7 @@ refreshed_manifest() {
 	want=$(sha256_of "$ARTIFACTS/$1/initramfs.cpio.gz")
 	have=$(awk -v f="$1/initramfs.cpio.gz" '$2 == f { print $1 }' "$ARTIFACTS/SHA256SUMS" 2>/dev/null)
 	[ "$want" != "$have" ] || return 0
-	flock "$ARTIFACTS/.manifest.lock" "$TOP/scripts/manifest" --update "$1"
+	flock "$ARTIFACTS/.manifest.lock" "$TOP/scripts/pipeline" artifacts manifest --update "$1"
 }
 
 # kernel_image_of VARIANT: the bzImage a boot of VARIANT uses (its

@@ -1,19 +1,20 @@
 """The subcommands over results: summarize, compare, report, skips and
 select-tests (make compare, make skips, make rerun-failed, the main job's
-table). Each is a thin layer of arguments over the module that does the
-work.
+table), durations (the main job's ETA) and bench-table (make bench-build).
+Each is a thin layer of arguments over the module that does the work.
 """
 
+import json
 import os
 
 from .. import Fail, config, testsel
 from ..cli import Command
-from . import compare, report, runs, selection, skips, summary
+from . import bench, compare, report, runs, selection, skips, summary
 
 SUMMARIZE = """One table and one summary.json for a whole boot matrix.
 
 Reads RESULTS_DIR/<variant>/results.json of each VARIANT asked for (written
-by parse-console or record-failure), writes RESULTS_DIR/summary.json and
+by parse or record-failure), writes RESULTS_DIR/summary.json and
 prints a table: variant, boot seconds, passed, failed, regressions,
 errors, skipped, crashed, bench, duration, class; then the reason of every
 variant that did not pass, and last one line "matrix: N passed, N failed,
@@ -173,6 +174,55 @@ def _select(a) -> int:
     return 0
 
 
+DURATIONS = """What the last run took, for an ETA before this one.
+
+Prints "kernel NAME SECONDS" for each kernel from the previous build's
+artifacts/manifest.json (its kernel.json durations, total), and "boot NAME
+SECONDS" for each variant from results/NAME/results.json (duration_s);
+"-" where the last run left no number. Read before a run replaces them.
+ARTIFACTS and RESULTS name other directories. Exit 0, or 2 with a message.
+"""
+
+
+def _durations_args(ap):
+    ap.add_argument('--kernel', action='append', default=[], metavar='NAME')
+    ap.add_argument('--boot', action='append', default=[], metavar='NAME')
+
+
+def _load(path):
+    """The JSON at path, or None: a missing or broken record is no number."""
+    try:
+        with open(path, encoding='utf-8') as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def _seconds(value):
+    return '%.0f' % value if isinstance(value, (int, float)) else '-'
+
+
+def _durations(a) -> int:
+    # (not pipeline/artifacts.py's: this runs before a build, on whatever
+    # an earlier one left, and a broken file is no error here)
+    top = os.environ.get('TOP') or os.path.dirname(os.path.dirname(
+        os.path.dirname(os.path.abspath(__file__))))
+    artifacts = os.environ.get('ARTIFACTS') or os.path.join(top, 'artifacts')
+    results = os.environ.get('RESULTS') or os.path.join(top, 'results')
+    manifest = _load(os.path.join(artifacts, 'manifest.json')) or {}
+    kernels = manifest.get('kernels') if isinstance(manifest, dict) else None
+    for k in a.kernel:
+        rec = (kernels or {}).get(k) or {}
+        total = (rec.get('durations_s') or {}).get('total') \
+            if isinstance(rec, dict) else None
+        print('kernel %s %s' % (k, _seconds(total)))
+    for v in a.boot:
+        res = _load(os.path.join(results, v, 'results.json')) or {}
+        print('boot %s %s' % (v, _seconds(res.get('duration_s')
+                                          if isinstance(res, dict) else None)))
+    return 0
+
+
 COMMANDS = [
     Command('summarize', SUMMARIZE, _summarize_args,
             lambda a: summary.main(a.top, a.variants)),
@@ -182,4 +232,6 @@ COMMANDS = [
             lambda a: report.main(a.results, a.color, a.failures)),
     Command('skips', SKIPS, _skips_args, lambda a: skips.main(a.results)),
     Command('select-tests', SELECT, _select_args, _select),
+    Command('durations', DURATIONS, _durations_args, _durations),
+    Command('bench-table', bench.DOC, bench.configure, bench.run),
 ]

@@ -1,5 +1,6 @@
 """The parse subcommand (scripts/pipeline parse, make parse): classify one
-saved console.log and write its results.
+saved console.log and write its results; and record-failure, the results
+of a run that never booted.
 
 The work is pipeline.results.parse(), a pure function of the log text;
 this module reads the files, writes the results and prints the summary
@@ -13,8 +14,8 @@ import traceback
 
 from .. import Fail
 from ..cli import Command
-from . import (PATTERNS_FILE, PatternError, load_patterns, parse, read_log,
-               read_plan, summary_line, write_results)
+from . import (PATTERNS_FILE, PatternError, failure_result, load_patterns,
+               parse, read_log, read_plan, summary_line, write_results)
 from . import symbolize
 
 DOC = """Classify a saved QEMU serial console log (expect-scripts/PROTOCOL.md).
@@ -108,6 +109,37 @@ def run(a: argparse.Namespace) -> int:
     return int(res.exit_class)
 
 
+RECORD_FAILURE = """The results of a variant that could not be booted.
+
+Writes DIR/results.json and DIR/junit.xml for a run that ended before QEMU
+started (the kernel or the guest tests did not build, the artifacts are
+missing or do not match): exit class 2, REASON as its reason, PATH the log
+that explains it. So every variant a run was asked for ends with a
+results.json, and a summary never shows an old one instead. Prints the
+summary line; exit 0 when written, 2 otherwise.
+"""
+
+
+def _record_failure_args(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument('--variant', required=True, metavar='NAME')
+    ap.add_argument('--out', required=True, metavar='DIR')
+    ap.add_argument('--log', metavar='PATH')
+    ap.add_argument('reason', nargs='+', metavar='REASON')
+
+
+def _record_failure(a: argparse.Namespace) -> int:
+    res = failure_result(a.variant, ' '.join(a.reason),
+                         os.path.abspath(a.log) if a.log else None)
+    try:
+        write_results(res, a.out)
+    except OSError as e:
+        raise Fail(str(e)) from None
+    print(summary_line(res))
+    return 0
+
+
 COMMANDS = [Command('parse', DOC, configure, run),
+            Command('record-failure', RECORD_FAILURE, _record_failure_args,
+                    _record_failure),
             Command('symbolize', symbolize.DOC, symbolize.configure,
                     symbolize.run)]

@@ -139,7 +139,7 @@ fake_obj() { # TREE VARIANT COMMIT CONFIG_LINES DEPS...
 	done
 }
 
-@test "kernel-donor: most reusable objects wins; other commit, toolchain, flags or too little reuse rule one out" {
+@test "build donor: most reusable objects wins; other commit, toolchain, flags or too little reuse rule one out" {
 	t=$BATS_TEST_TMPDIR/t
 	mkdir -p "$t/scripts" "$t/arch/x86"
 	printf 'ifdef CONFIG_KASAN\nKBUILD_CFLAGS += -fsanitize=kernel-address\nendif\n# CONFIG_MENTIONED in a comment only\n' >"$t/scripts/Makefile.kasan"
@@ -155,7 +155,7 @@ fake_obj() { # TREE VARIANT COMMIT CONFIG_LINES DEPS...
 	fake_obj "$t" old c0 'CONFIG_A=y\nCONFIG_B=y\nCONFIG_MENTIONED=y\n' - - - -
 	mkdir -p "$t/.obj-broken"
 	cp "$t/.config.want" "$t/.obj-broken/.config"
-	run --separate-stderr "$TOP/scripts/kernel-donor" "$t" new --commit c1 --toolchain 'gcc 12'
+	run --separate-stderr "$TOP/scripts/pipeline" build donor "$t" new --commit c1 --toolchain 'gcc 12'
 	echo "$output"
 	echo "$stderr"
 	[ "$status" -eq 0 ]
@@ -165,19 +165,19 @@ fake_obj() { # TREE VARIANT COMMIT CONFIG_LINES DEPS...
 	[[ "$stderr" == *"donor broken: not taken (no finished build)"* ]]
 	[[ "$stderr" == *"donor far: candidate (1 of 4 objects reusable"* ]]
 	# another toolchain: none is taken
-	run --separate-stderr "$TOP/scripts/kernel-donor" "$t" new --commit c1 --toolchain 'gcc 13'
+	run --separate-stderr "$TOP/scripts/pipeline" build donor "$t" new --commit c1 --toolchain 'gcc 13'
 	[ "$status" -eq 0 ]
 	[ "$output" = "" ]
 	[[ "$stderr" == *"donor near: not taken (built with another toolchain)"* ]]
 	# too little to reuse (every object depends on a differing symbol)
 	rm -rf "$t"/.obj-near "$t"/.obj-far "$t"/.obj-flags "$t"/.obj-old
 	fake_obj "$t" all c1 'CONFIG_A=y\nCONFIG_MENTIONED=y\n' B B B B B B B B B B B
-	run --separate-stderr "$TOP/scripts/kernel-donor" "$t" new --commit c1 --toolchain 'gcc 12'
+	run --separate-stderr "$TOP/scripts/pipeline" build donor "$t" new --commit c1 --toolchain 'gcc 12'
 	[ "$output" = "" ]
 	[[ "$stderr" == *"donor all: not taken (0 of 11 objects reusable, under 10%)"* ]]
 	# no .config of its own yet: an error, not a guess
 	rm "$t/.obj-new/.config"
-	run "$TOP/scripts/kernel-donor" "$t" new --commit c1 --toolchain 'gcc 12'
+	run "$TOP/scripts/pipeline" build donor "$t" new --commit c1 --toolchain 'gcc 12'
 	[ "$status" -eq 2 ]
 }
 

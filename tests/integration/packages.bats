@@ -28,7 +28,7 @@ setup() {
 	export KSRC_TARBALL=$d/linux-source-6.12.tar.xz
 	export BUSYBOX=$TOP/tests/fixtures/fakes/busybox NO_CCACHE=1 PATH=$TOP/tests/fixtures/fakes:$PATH
 	pin=$(awk -F= '!/^#/ && NF { print $2; exit }' "$TOP/scripts/deps/kernel-source.txt")
-	series=$(PATCHES=$PATCHES "$TOP/scripts/series" hash)
+	series=$(PATCHES=$PATCHES "$TOP/scripts/pipeline" config series hash)
 }
 
 debs() { # VARIANT: its package files, sorted

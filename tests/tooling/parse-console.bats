@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # Tooling tests of the command lines around pipeline/results:
 # scripts/pipeline parse (its options, exit status and files),
-# scripts/record-failure and scripts/pipeline summarize, and of
+# scripts/pipeline record-failure and summarize, and of
 # pipeline/results/failure-patterns.txt in both regex engines that read it.
 # What the classifier makes of each recorded log (kernel reports, KTAP,
 # the harness's endings, the plan) is tested in-process:
@@ -205,7 +205,7 @@ assert v["default"]["duration_s"] == 5.3' "$R/summary.json"
 }
 
 @test "record-failure: a run that never booted is class 2 with its reason and log" {
-    run "$SCRIPTS/record-failure" --variant default --out "$OUT" --log /x/initramfs.log \
+    run "$SCRIPTS/pipeline" record-failure --variant default --out "$OUT" --log /x/initramfs.log \
         "guest tests of default do not build: smoke.c:3:1: error: expected ';'"
     eq "$status" 0
     eq "$(j "r['exit_class']")" 2

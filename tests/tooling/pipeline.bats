@@ -212,13 +212,13 @@ fake_artifacts() {
 
 @test "manifest: records source, series, toolchain and every artifact; SHA256SUMS checks" {
 	fake_artifacts
-	run "$TOP/scripts/manifest" default debug
+	run "$TOP/scripts/pipeline" artifacts manifest default debug
 	[ "$status" -eq 0 ]
 	m=$ARTIFACTS/manifest.json
 	[ "$(jq -r .source.package "$m")" = linux-source-6.12 ]
 	[ "$(jq -r .source.version "$m")" = "$KSRC_VERSION" ]
 	[ "$(jq -r .source.tarball_sha256 "$m")" = "$(sha256sum "$KSRC_TARBALL" | cut -d' ' -f1)" ]
-	[ "$(jq -r .series.sha256 "$m")" = "$("$TOP/scripts/series" hash)" ]
+	[ "$(jq -r .series.sha256 "$m")" = "$("$TOP/scripts/pipeline" config series hash)" ]
 	[ "$(jq -r '.toolchain.gcc' "$m")" != null ]
 	[ "$(jq -r '.variants.debug.artifacts.bzImage' "$m")" = "$(sha256sum "$ARTIFACTS/debug/bzImage" | cut -d' ' -f1)" ]
 	[ "$(jq -r '.source.build_timestamp' "$m")" != "" ]
@@ -232,14 +232,14 @@ fake_artifacts() {
 
 @test "manifest: only the variants named; none or a missing one is an error, not an empty manifest" {
 	fake_artifacts
-	run "$TOP/scripts/manifest" debug
+	run "$TOP/scripts/pipeline" artifacts manifest debug
 	[ "$status" -eq 0 ]
 	[ "$(jq -r '.variants | keys | join(" ")' "$ARTIFACTS/manifest.json")" = debug ]
 	run ! grep -q ' default/' "$ARTIFACTS/SHA256SUMS"
 	rm -f "$ARTIFACTS/manifest.json"
-	run "$TOP/scripts/manifest"
+	run "$TOP/scripts/pipeline" artifacts manifest
 	[ "$status" -eq 2 ]
-	run "$TOP/scripts/manifest" nosuch
+	run "$TOP/scripts/pipeline" artifacts manifest nosuch
 	[ "$status" -eq 2 ]
 	[ ! -f "$ARTIFACTS/manifest.json" ]
 }
@@ -247,7 +247,7 @@ fake_artifacts() {
 @test "manifest: a corrupt variant.json is an error (exit 2, named), not a Python traceback's exit 1" {
 	fake_artifacts
 	echo '{"variant": ' >"$ARTIFACTS/debug/variant.json"
-	run "$TOP/scripts/manifest" debug
+	run "$TOP/scripts/pipeline" artifacts manifest debug
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"debug/variant.json is not valid JSON"* ]]
 }
@@ -269,31 +269,31 @@ fake_artifacts() {
 @test "series hash: changes when a patch's content changes" {
 	make_patch 0001-two-is-three 2 3
 	echo 0001-two-is-three.patch >"$PATCHES/series"
-	a=$("$TOP/scripts/series" hash)
+	a=$("$TOP/scripts/pipeline" config series hash)
 	echo " " >>"$PATCHES/0001-two-is-three.patch"
-	[ "$("$TOP/scripts/series" hash)" != "$a" ]
+	[ "$("$TOP/scripts/pipeline" config series hash)" != "$a" ]
 }
 
 @test "series: one reader; comments, blank lines and quilt options; a missing patch is exit 2" {
 	make_patch 0001-two-is-three 2 3
 	make_patch 0002-one-is-four 1 4
 	printf '# the series\n\n0001-two-is-three.patch -p1\n  0002-one-is-four.patch\n' >"$PATCHES/series"
-	run "$TOP/scripts/series" list
+	run "$TOP/scripts/pipeline" config series list
 	[ "$status" -eq 0 ]
 	[ "$output" = "$(printf '0001-two-is-three.patch\n0002-one-is-four.patch')" ]
 	# the hash is that of "NAME SHA256" lines, as it always was
 	want=$(for p in 0001-two-is-three.patch 0002-one-is-four.patch; do
 		printf '%s %s\n' "$p" "$(sha256sum <"$PATCHES/$p" | cut -d' ' -f1)"
 	done | sha256sum | cut -d' ' -f1)
-	[ "$("$TOP/scripts/series" hash)" = "$want" ]
+	[ "$("$TOP/scripts/pipeline" config series hash)" = "$want" ]
 	# several answers in one call (prepare-source), in the order asked
-	[ "$("$TOP/scripts/series" hash list)" = "$(printf '%s\n0001-two-is-three.patch\n0002-one-is-four.patch' "$want")" ]
+	[ "$("$TOP/scripts/pipeline" config series hash list)" = "$(printf '%s\n0001-two-is-three.patch\n0002-one-is-four.patch' "$want")" ]
 	echo 0003-gone.patch >>"$PATCHES/series"
-	run "$TOP/scripts/series" hash
+	run "$TOP/scripts/pipeline" config series hash
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"patches/0003-gone.patch does not exist"* ]]
 	rm "$PATCHES/series"
-	run "$TOP/scripts/series" list
+	run "$TOP/scripts/pipeline" config series list
 	[ "$status" -eq 0 ]
 	[ "$output" = "" ]
 }

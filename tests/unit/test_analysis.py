@@ -584,5 +584,79 @@ class CommandLine(unittest.TestCase):
             self.assertTrue(out[0].startswith('[PASS]'), out)
 
 
+
+class Durations(unittest.TestCase):
+    """`durations`: build-and-boot's ETA from what the last run left in
+    ARTIFACTS and RESULTS."""
+
+    def test_each_kernel_and_boot_asked_for_with_dash_for_no_number(self):
+        with tempfile.TemporaryDirectory() as d:
+            art, res = os.path.join(d, 'a'), os.path.join(d, 'r')
+            os.makedirs(art)
+            with open(os.path.join(art, 'manifest.json'), 'w',
+                      encoding='utf-8') as f:
+                json.dump({'kernels': {'default': {
+                    'durations_s': {'total': 61.6}}}}, f)
+            write(res, 'default', {'duration_s': 12.4})
+            os.makedirs(os.path.join(res, 'broken'))
+            with open(os.path.join(res, 'broken', 'results.json'), 'w',
+                      encoding='utf-8') as f:
+                f.write('{')
+            with mock.patch.dict(os.environ, {'ARTIFACTS': art,
+                                              'RESULTS': res}):
+                rc, out = quiet(cli.main, [
+                    'durations', '--kernel', 'default', '--kernel', 'debug',
+                    '--boot', 'default', '--boot', 'broken', '--boot', 'x'])
+        self.assertEqual((0, ['kernel default 62', 'kernel debug -',
+                              'boot default 12', 'boot broken -',
+                              'boot x -']), (rc, out))
+
+
+class BenchTable(unittest.TestCase):
+    """`bench-table`: bench-build's table and JSON, and one stage's
+    seconds of a kernel.json."""
+
+    def test_a_failed_step_has_no_time_and_the_exit_is_1(self):
+        lines = ['commit\tabc\n', 'cold\t100\n', 'cold_exit\t0\n',
+                 'warm\t20\n', 'cold_builds_done\t80\n',
+                 'off_clean\t9\n', 'off_clean_exit\t2\n',
+                 'off_clean_kernel_stage\t7\n']
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, 'bench.json')
+            stdin = io.StringIO(''.join(lines))
+            with mock.patch.object(sys, 'stdin', stdin), \
+                    contextlib.redirect_stderr(io.StringIO()) as err:
+                rc, printed = quiet(cli.main, ['bench-table', out])
+            with open(out, encoding='utf-8') as f:
+                doc = json.load(f)
+        self.assertEqual(1, rc)
+        self.assertIn('these steps failed, their rows show no time: '
+                      'off_clean', err.getvalue())
+        self.assertEqual(['off_clean'], doc['failed'])
+        self.assertIn('| cold make (build + boot), empty ccache | 100 |  |',
+                      printed)
+        self.assertIn('| warm make container-build (ccache, no objects) | '
+                      '20 | warm/cold builds 0.25 |', printed)
+        self.assertIn('| off, empty ccache, from nothing | - | FAILED '
+                      '(exit 2); kernel stage 7s |', printed)
+
+    def test_duration_and_usage(self):
+        with tempfile.TemporaryDirectory() as d:
+            k = os.path.join(d, 'kernel.json')
+            with open(k, 'w', encoding='utf-8') as f:
+                json.dump({'durations_s': {'kernel': 12.5}}, f)
+            for stage, want in (('kernel', ['12.5']), ('config', [''])):
+                self.assertEqual((0, want), quiet(
+                    cli.main, ['bench-table', '--duration', k, stage]))
+            self.assertEqual((0, ['']), quiet(cli.main, [
+                'bench-table', '--duration', os.path.join(d, 'no'), 'x']))
+        for argv in ([], ['a', 'b'], ['--duration', 'k'],
+                     ['--duration', 'k', 's', 'out']):
+            with contextlib.redirect_stderr(io.StringIO()) as err:
+                rc, _ = quiet(cli.main, ['bench-table'] + argv)
+            self.assertEqual(2, rc, argv)
+            self.assertIn('usage', err.getvalue())
+
+
 if __name__ == '__main__':
     unittest.main()

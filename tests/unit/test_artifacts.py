@@ -1,19 +1,22 @@
 """In-process unit tests of pipeline/artifacts.py: the artifact contract's
 loaders and the one "is this kernel current" rule, which the build
-(scripts/build-kernel, through stale-kernel --build) and the boot
-(scripts/stale-kernel) both ask.
+(scripts/build-kernel, through `artifacts stale --build`) and the boot
+(scripts/pipeline artifacts stale) both ask.
 
     python3 -m unittest discover -s tests/unit     (scripts/run-tests runs it)
 """
+import contextlib
+import io
 import json
 import os
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_config import Project  # noqa: E402 (it puts the package on the path)
-from pipeline import Fail, artifacts, config, sha256  # noqa: E402
+from pipeline import Fail, artifacts, cli, config, sha256  # noqa: E402
 from pipeline.artifacts import KernelInputs  # noqa: E402
 
 BUILD = KernelInputs(kconfig_sha256='k1', commit='c1', tools_sha256='t1',
@@ -261,10 +264,6 @@ class ManifestTest(unittest.TestCase):
             artifacts.manifest(self.dir, ['b'], {})
 
 
-if __name__ == '__main__':
-    unittest.main()
-
-
 class WritersTest(unittest.TestCase):
     """kernel.json and variant.json, the contract's two files the build
     writes (scripts/pipeline build describe-artifacts, `pipeline build
@@ -358,3 +357,118 @@ class WritersTest(unittest.TestCase):
         with self.assertRaises(Fail) as e:
             artifacts.expected_lines('crash', self.kdir)
         self.assertIn('the kernel of crash (default)', str(e.exception))
+
+
+def run_cli(*argv):
+    """scripts/pipeline ARGV in-process: (exit status, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = cli.main(list(argv))
+    return rc, out.getvalue(), err.getvalue()
+
+
+class StaleCommandTest(unittest.TestCase):
+    """`artifacts stale` (scripts/pipeline artifacts stale): the boot's
+    and the build's side, with the arguments test-variant,
+    boot-interactive and build-kernel give it."""
+
+    def setUp(self):
+        self.p = Project(self)
+        self.p.variant('default', 'CONFIG_X=y')
+        self.p.write('patches/1.patch', 'one\n')
+        self.p.write('patches/series', '1.patch\n')
+        self.art = os.path.join(self.p.dir, 'artifacts')
+        env = mock.patch.dict(os.environ, {'ARTIFACTS': self.art})
+        env.start()
+        self.addCleanup(env.stop)
+
+    def test_the_boot_side_exit_0_silent_then_1_saying_why(self):
+        self.assertEqual((0, '', ''), run_cli('artifacts', 'stale',
+                                              'default'))
+        self.p.write('artifacts/default/kernel.json', json.dumps({
+            'source': 'series',
+            'kconfig_sha256': config.Variant('default').kconfig_sha256(),
+            'series': [{'name': '1.patch', 'sha256': 'old'}]}))
+        rc, out, _ = run_cli('artifacts', 'stale', 'default')
+        self.assertEqual(1, rc)
+        self.assertEqual('the kernel in artifacts/default is not the one this '
+                         'checkout builds: patches/ changed since it was '
+                         'built: 1.patch (changed)\n', out)
+
+    def test_bad_input_is_2_named_as_test_variant_reads_it(self):
+        rc, _, err = run_cli('artifacts', 'stale', 'a b')
+        self.assertEqual(2, rc)
+        # (scripts/test-variant takes the reason from after this prefix)
+        self.assertIn("pipeline artifacts stale: error: invalid variant name "
+                      "'a b'", err)
+        rc, _, err = run_cli('artifacts', 'stale', '--build', 'default')
+        self.assertEqual(2, rc)
+        self.assertIn('--build needs --out, --commit', err)
+        rc, _, err = run_cli('artifacts', 'stale')
+        self.assertEqual(2, rc)
+        self.assertIn('usage: pipeline artifacts stale', err)
+
+    def test_the_build_side_records_then_is_current(self):
+        out = os.path.join(self.art, 'default')
+        inputs = ['--build', '--out', out, '--commit', 'c1',
+                  '--tools-sha256', 't1', '--toolchain', 'gcc 12',
+                  '--timestamp', 'ts', '--tree', '/src']
+        rc, why, _ = run_cli('artifacts', 'stale', *inputs, 'default')
+        self.assertEqual(1, rc)
+        self.assertTrue(why.startswith('no bzImage, '), why)
+        for f in artifacts.KERNEL_FILES:
+            self.p.write('artifacts/default/' + f,
+                         '{}' if f == 'kernel.json' else f)
+        self.assertEqual((0, '', ''), run_cli('artifacts', 'stale', *inputs,
+                                              '--record', 'default'))
+        self.assertTrue(os.path.isfile(os.path.join(out,
+                                                    artifacts.INPUTS_FILE)))
+        self.assertEqual((0, '', ''), run_cli('artifacts', 'stale', *inputs,
+                                              'default'))
+        inputs[inputs.index('c1')] = 'c2'
+        rc, why, _ = run_cli('artifacts', 'stale', *inputs, 'default')
+        self.assertEqual((1, 'the kernel tree is at c2, it was built from '
+                          'c1\n'), (rc, why))
+
+
+class ManifestCommandTest(unittest.TestCase):
+    """`artifacts manifest` (scripts/pipeline artifacts manifest): its
+    arguments, and --update, which keeps what the manifest said about the
+    build (a first manifest runs the toolchain and git:
+    tests/tooling/pipeline.bats)."""
+
+    # ManifestTest's artifacts (its tests are not run again here)
+    put = ManifestTest.put
+
+    def setUp(self):
+        ManifestTest.setUp(self)
+        env = mock.patch.dict(os.environ, {'ARTIFACTS': self.dir})
+        env.start()
+        self.addCleanup(env.stop)
+
+    def test_update_keeps_the_build_record_and_the_variants_listed(self):
+        m, sums = artifacts.manifest(self.dir, ['k'], {'format': 'x',
+                                                      'source': 's'})
+        artifacts.write_manifest(self.dir, m, sums)
+        rc, out, err = run_cli('artifacts', 'manifest', '--update', 'b')
+        self.assertEqual(0, rc, err)
+        self.assertIn('manifest.json + SHA256SUMS', err)
+        self.assertIn('ok (2 variants, 1 kernels)', err)
+        m = artifacts.read_json(os.path.join(self.dir, 'manifest.json'))
+        self.assertEqual(('x', 's', ['b', 'k']),
+                         (m['format'], m['source'], sorted(m['variants'])))
+
+    def test_no_variant_or_a_missing_one_is_2(self):
+        rc, _, err = run_cli('artifacts', 'manifest')
+        self.assertEqual(2, rc)
+        self.assertIn('usage: pipeline artifacts manifest', err)
+        m, sums = artifacts.manifest(self.dir, ['k'], {'format': 'x'})
+        artifacts.write_manifest(self.dir, m, sums)
+        rc, _, err = run_cli('artifacts', 'manifest', '--update', 'nosuch')
+        self.assertEqual(2, rc)
+        self.assertIn('pipeline artifacts manifest: error: ', err)
+        self.assertIn('nosuch/variant.json', err)
+
+
+if __name__ == '__main__':
+    unittest.main()

@@ -180,5 +180,66 @@ class GuestFactsTest(unittest.TestCase):
         self.assertIn('usage', err)
 
 
+
+class DonorTest(unittest.TestCase):
+    """`build donor` (pipeline/donor.py) with build-kernel's arguments,
+    on fake object directories: .config lines and .o.cmd files naming the
+    symbols each object depends on (the whole rule, process and all:
+    tests/integration/build-speed.bats)."""
+
+    def setUp(self):
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        self.src = d.name
+        self.obj('new', None, 'CONFIG_A=y\nCONFIG_B=y\n')
+
+    def obj(self, name, commit, config_text, *deps):
+        """SRC/.obj-NAME: its .config, a build record from COMMIT (None:
+        none) and one object per DEPS (symbols, space-separated)."""
+        d = os.path.join(self.src, '.obj-' + name)
+        os.makedirs(d)
+        with open(os.path.join(d, '.config'), 'w', encoding='utf-8') as f:
+            f.write(config_text)
+        if commit:
+            with open(os.path.join(d, '.pipeline-built'), 'w',
+                      encoding='utf-8') as f:
+                f.write('{"commit": "%s", "toolchain": "gcc 12"}' % commit)
+        for i, symbols in enumerate(deps):
+            os.makedirs(os.path.join(d, 'dir%d' % i))
+            with open(os.path.join(d, 'dir%d' % i, '.f%d.o.cmd' % i), 'w',
+                      encoding='utf-8') as f:
+                f.writelines('  $(wildcard include/config/%s) \\\n' % s
+                             for s in symbols.split())
+
+    def donor(self, toolchain='gcc 12'):
+        return run_cli(['build', 'donor', self.src, 'new', '--commit', 'c1',
+                        '--toolchain', toolchain])
+
+    def test_the_most_reusable_objects_win(self):
+        self.obj('near', 'c1', 'CONFIG_A=y\n', 'B', 'A B', 'A', '')
+        self.obj('far', 'c1', '', 'B', 'A', 'A B', '')
+        self.obj('old', 'c0', 'CONFIG_A=y\nCONFIG_B=y\n', '')
+        rc, out, err = self.donor()
+        self.assertEqual((0, 'near 2 4 1\n'), (rc, out), err)
+        self.assertIn('donor far: candidate (1 of 4 objects reusable, 2 '
+                      'symbols differ)', err)
+        self.assertIn('donor old: not taken (built from another commit)',
+                      err)
+        rc, out, err = self.donor('gcc 13')
+        self.assertEqual((0, ''), (rc, out))
+        self.assertIn('donor near: not taken (built with another '
+                      'toolchain)', err)
+
+    def test_without_its_own_config_it_is_an_error(self):
+        os.remove(os.path.join(self.src, '.obj-new', '.config'))
+        rc, out, err = self.donor()
+        self.assertEqual((2, ''), (rc, out))
+        self.assertIn('pipeline build donor: error: ', err)
+        self.assertIn('run the config step first', err)
+        rc, _, err = run_cli(['build', 'donor', self.src, 'new'])
+        self.assertEqual(2, rc)
+        self.assertIn('usage: pipeline build donor', err)
+
+
 if __name__ == '__main__':
     unittest.main()

@@ -1,6 +1,7 @@
 """In-process unit tests of pipeline/config.py, the one reader of variant
 files, suite files, the kselftest targets and the series: what
-scripts/pipeline config and scripts/series print, without a process per call.
+scripts/pipeline config (and config series) print, without a process per
+call.
 
     python3 -m unittest discover -s tests/unit     (scripts/run-tests runs it)
 """
@@ -200,6 +201,26 @@ class SeriesTest(unittest.TestCase):
         self.p.write('patches/series', 'sub/x.patch\n')
         with self.assertRaises(Fail):
             config.series_names()
+
+    def test_config_series_answers_in_the_order_asked(self):
+        # prepare-source asks `hash list` in one call, patches-export and
+        # build-packages `hash`
+        self.p.write('patches/0001-a.patch', 'one\n')
+        self.p.write('patches/series', '0001-a.patch\n')
+        h = config.series_hash()
+        self.assertEqual(h + '\n0001-a.patch',
+                         Vout('series', 'hash', 'list'))
+        self.assertEqual(os.path.join(self.p.dir, 'patches', '0001-a.patch'),
+                         Vout('series', 'paths'))
+        self.p.write('patches/series', 'gone.patch\n')
+        rc, out, err = V('series', 'list')
+        self.assertEqual((2, ''), (rc, out))
+        self.assertIn('pipeline config: error: patches/series names '
+                      "'gone.patch'", err)
+        for bad in ((), ('nosuch',)):
+            rc, _, err = V('series', *bad)
+            self.assertEqual(2, rc)
+            self.assertIn('usage: pipeline config series', err)
 
     def test_localmodconfig_module_list(self):
         """A module list of configs/ is read as localmodconfig reads it

@@ -14,6 +14,8 @@ there.)
 
     python3 -m unittest discover -s tests/unit     (scripts/run-tests runs it)
 """
+import contextlib
+import io
 import json
 import os
 import re
@@ -25,7 +27,7 @@ import xml.etree.ElementTree as ET
 sys.dont_write_bytecode = True
 TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
 sys.path.insert(0, TOP)
-from pipeline import results  # noqa: E402
+from pipeline import cli, results  # noqa: E402
 
 LOGS = os.path.join(TOP, 'tests', 'fixtures', 'console-logs')
 PATTERNS = results.load_patterns()
@@ -890,6 +892,48 @@ class Plan(unittest.TestCase):
             'suites': [{'name': 'k', 'programs': [], 'optional': ['p']}],
             'checkers': []})
         self.assertEqual(1, res.exit_class)
+
+
+
+class RecordFailureCommand(unittest.TestCase):
+    """`record-failure` (scripts/pipeline record-failure) with
+    test-variant's and ci/boot-job's arguments; the files it writes:
+    tests/tooling/parse-console.bats."""
+
+    def run_cli(self, *argv):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            rc = cli.main(['record-failure'] + list(argv))
+        return rc, out.getvalue(), err.getvalue()
+
+    def test_writes_class_2_with_the_reason_and_prints_the_summary(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, 'default')
+            rc, line, err = self.run_cli('--variant', 'default', '--out', out,
+                                         '--log', 'x.log', 'no', 'build')
+            self.assertEqual(0, rc, err)
+            with open(os.path.join(out, 'results.json'),
+                      encoding='utf-8') as f:
+                r = json.load(f)
+            self.assertEqual(line, results.summary_line(
+                results.failure_result('default', 'no build')) + '\n')
+            self.assertEqual((2, 'no build', os.path.abspath('x.log')),
+                             (r['exit_class'], r['reasons'][0]['reason'],
+                              r['log']))
+            self.assertTrue(os.path.isfile(os.path.join(out, 'junit.xml')))
+            # OUT cannot be made: 2 with the message, never 1
+            rc, _, err = self.run_cli('--variant', 'default', '--out',
+                                      os.path.join(out, 'results.json', 'x'),
+                                      'why')
+            self.assertEqual(2, rc)
+            self.assertIn('pipeline record-failure: error: ', err)
+
+    def test_variant_out_and_a_reason_are_required(self):
+        for argv in ((), ('--variant', 'v', 'why'), ('--out', 'd', 'why'),
+                     ('--variant', 'v', '--out', 'd')):
+            rc, _, err = self.run_cli(*argv)
+            self.assertEqual(2, rc, argv)
+            self.assertIn('usage: pipeline record-failure', err)
 
 
 if __name__ == '__main__':

@@ -1,24 +1,31 @@
-#!/usr/bin/python3
-"""bench-table: the table and the JSON of scripts/bench-build.
+"""The bench-table subcommand (scripts/pipeline bench-table): the table and
+the JSON of scripts/bench-build, and one stage's seconds from a
+kernel.json for it.
 
-usage: bench-table OUT.json          (NAME<tab>VALUE lines on stdin)
-       bench-table --duration KERNEL_JSON STAGE
-
-Reads what bench-build measured, writes OUT.json (the raw values and the
-table) and prints the table with its ratios as Markdown, for the README.
-A row whose step failed (NAME_exit not 0) has no seconds and says FAILED:
-its time measured nothing the row claims. Then the exit is 1, naming the
-failed steps.
---duration prints one stage's seconds from a kernel.json (empty if none).
-Exit 0, or 2 with a message.
+Python 3.11 standard library only (Debian 12).
 """
+
+import argparse
 import json
-import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-sys.dont_write_bytecode = True
-import entry  # noqa: E402
+from .. import Fail
+
+DOC = """The table and the JSON of scripts/bench-build.
+
+bench-table OUT.json (NAME<tab>VALUE lines on stdin): reads what
+bench-build measured, writes OUT.json (the raw values and the table) and
+prints the table with its ratios as Markdown, for the README. A row whose
+step failed (NAME_exit not 0) has no seconds and says FAILED: its time
+measured nothing the row claims. Then the exit is 1, naming the failed
+steps.
+bench-table --duration KERNEL_JSON STAGE: prints one stage's seconds from
+a kernel.json (empty if none).
+Exit 0, or 2 with a message.
+"""
+
+USAGE = ('usage: pipeline bench-table OUT.json | pipeline bench-table '
+         '--duration KERNEL_JSON STAGE')
 
 
 def duration(path, stage):
@@ -31,8 +38,10 @@ def duration(path, stage):
     return 0
 
 
-def table(out):
-    r = dict(line.rstrip('\n').split('\t', 1) for line in sys.stdin
+def table(out, lines):
+    """Write OUT from the NAME<tab>VALUE LINES, print the table; 1 when a
+    step failed."""
+    r = dict(line.rstrip('\n').split('\t', 1) for line in lines
              if '\t' in line)
 
     failed = sorted(k[:-len('_exit')] for k, v in r.items()
@@ -89,7 +98,7 @@ def table(out):
             json.dump(doc, fh, indent=2, sort_keys=True)
             fh.write('\n')
     except OSError as e:
-        raise entry.Fail('cannot write %s: %s' % (out, e)) from None
+        raise Fail('cannot write %s: %s' % (out, e)) from None
     print('build benchmark, commit %s, %s CPUs, kernels: %s; load average '
           '%s at start, %s at end' % (
               r.get('commit'), r.get('cpus'), r.get('kernels'),
@@ -107,17 +116,17 @@ def table(out):
     return 0
 
 
-def main(argv):
-    if argv[:1] in (['-h'], ['--help']):
-        print(__doc__)
-        return 0
-    if len(argv) == 3 and argv[0] == '--duration':
-        return duration(argv[1], argv[2])
-    if len(argv) == 1 and not argv[0].startswith('-'):
-        return table(argv[0])
-    raise entry.Fail('usage: bench-table OUT.json | bench-table --duration '
-                     'KERNEL_JSON STAGE')
+def configure(ap: argparse.ArgumentParser) -> None:
+    ap.usage = ('%(prog)s [-h] OUT.json\n'
+                '       %(prog)s --duration KERNEL_JSON STAGE')
+    ap.add_argument('out', nargs='?', metavar='OUT.json')
+    ap.add_argument('--duration', nargs=2, metavar=('KERNEL_JSON', 'STAGE'))
 
 
-if __name__ == '__main__':
-    entry.run(main, 'bench-table')
+def run(a: argparse.Namespace) -> int:
+    # one of the two forms, never both
+    if a.duration and a.out is None:
+        return duration(*a.duration)
+    if a.out is not None and not a.duration:
+        return table(a.out, sys.stdin)
+    raise Fail(USAGE)

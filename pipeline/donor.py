@@ -1,7 +1,22 @@
-#!/usr/bin/python3
-"""kernel-donor: pick the object directory a new kernel build starts from.
+"""The donor of a kernel build: the object directory a new build starts
+from (scripts/pipeline build donor, scripts/build-kernel).
 
-usage: kernel-donor SRC VARIANT --commit SHA --toolchain TEXT
+A module of its own, not build.py: scripts/build-kernel hashes build.py
+into every kernel's inputs, and a donor changes how fast the same bytes
+come out, never the bytes, so editing it must not rebuild every kernel.
+
+Python 3.11 standard library only (Debian 12).
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+
+from . import Fail
+
+DOC = """Pick the object directory a new kernel build starts from.
 
 A kernel variant that has not been built in this tree yet (SRC/.obj-VARIANT
 holds only its fresh .config) can start from a copy of another variant's
@@ -24,22 +39,12 @@ Prints "DONOR REUSED TOTAL DIFFERING" for the chosen donor, or nothing;
 one line per candidate on stderr says why it was or was not taken.
 Exit 0, or 2 with a message.
 """
-import argparse
-import json
-import os
-import re
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-sys.dont_write_bytecode = True
-import entry  # noqa: E402
 
 # A donor that saves less than this share of a build is not worth its copy.
 MIN_SHARE = 0.10
 PREFIX = '.obj-'
 RECORD = '.pipeline-built'
 SYMBOL_RE = re.compile(r'^(CONFIG_[A-Za-z0-9_]+)=(.*)$')
-UNSET_RE = re.compile(r'^# (CONFIG_[A-Za-z0-9_]+) is not set$')
 DEP_RE = re.compile(r'include/config/([A-Za-z0-9_]+)\)')
 
 
@@ -95,34 +100,26 @@ def object_deps(obj):
     return deps
 
 
-def main(argv):
-    ap = argparse.ArgumentParser(
-        prog='kernel-donor',
-        description=__doc__.split('\n')[0].split(': ', 1)[1],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=__doc__.split('\n\n', 1)[1])
-    ap.add_argument('src')
-    ap.add_argument('variant')
-    ap.add_argument('--commit', required=True)
-    ap.add_argument('--toolchain', required=True)
-    a = ap.parse_args(argv)
-
-    target_config = os.path.join(a.src, PREFIX + a.variant, '.config')
+def pick(src, variant, commit, toolchain):
+    """(DONOR, REUSED, TOTAL, DIFFERING) of the best donor in SRC for
+    VARIANT, or None; says on stderr why each candidate was or was not
+    taken."""
+    target_config = os.path.join(src, PREFIX + variant, '.config')
     if not os.path.isfile(target_config):
-        raise entry.Fail('%s does not exist (run the config step first)'
-                         % target_config)
+        raise Fail('%s does not exist (run the config step first)'
+                   % target_config)
     want = read_config(target_config)
     try:
-        names = sorted(os.listdir(a.src))
+        names = sorted(os.listdir(src))
     except OSError as e:
-        raise entry.Fail('cannot list %s: %s' % (a.src, e)) from None
+        raise Fail('cannot list %s: %s' % (src, e)) from None
     flags = None
     best = None
     for name in names:
-        d = os.path.join(a.src, name)
+        d = os.path.join(src, name)
         other = name[len(PREFIX):]
         # (.obj-X.lock files and .obj-X.tmp copies are not candidates)
-        if not name.startswith(PREFIX) or other == a.variant or '.' in other \
+        if not name.startswith(PREFIX) or other == variant or '.' in other \
                 or not os.path.isdir(d) or os.path.islink(d):
             continue
 
@@ -138,10 +135,10 @@ def main(argv):
         if not isinstance(rec, dict):
             no('unreadable build record')
             continue
-        if rec.get('commit') != a.commit:
+        if rec.get('commit') != commit:
             no('built from another commit')
             continue
-        if rec.get('toolchain') != a.toolchain:
+        if rec.get('toolchain') != toolchain:
             no('built with another toolchain')
             continue
         try:
@@ -151,10 +148,11 @@ def main(argv):
             continue
         diff = differing(want, have)
         if flags is None:
-            flags = flag_symbols(a.src)
+            flags = flag_symbols(src)
         flag_diff = [s for s in diff if s in flags]
         if flag_diff:
-            no('other compiler flags: CONFIG_%s' % ', CONFIG_'.join(flag_diff[:5]))
+            no('other compiler flags: CONFIG_%s'
+               % ', CONFIG_'.join(flag_diff[:5]))
             continue
         deps = object_deps(d)
         if not deps:
@@ -173,10 +171,18 @@ def main(argv):
         key = (reused, -len(diff))
         if best is None or key > best[0]:
             best = (key, other, reused, len(deps), len(diff))
+    return best[1:] if best else None
+
+
+def configure(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument('src', metavar='SRC')
+    ap.add_argument('variant', metavar='VARIANT')
+    ap.add_argument('--commit', required=True, metavar='SHA')
+    ap.add_argument('--toolchain', required=True, metavar='TEXT')
+
+
+def run(a: argparse.Namespace) -> int:
+    best = pick(a.src, a.variant, a.commit, a.toolchain)
     if best:
-        print('%s %d %d %d' % best[1:])
+        print('%s %d %d %d' % best)
     return 0
-
-
-if __name__ == '__main__':
-    entry.run(main, 'kernel-donor')
