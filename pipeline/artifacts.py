@@ -508,7 +508,7 @@ def program_tests(path: str) -> list[str] | None:
             return parse(r.stdout) or None
         why = 'exit %d, %r' % (r.returncode, (r.stderr or r.stdout)[:80])
     # no names: its results are still counted against its KTAP plan
-    print('describe-artifacts: warning: %s %s did not list its tests: %s'
+    print('pipeline build describe-artifacts: warning: %s %s did not list its tests: %s'
           % (path, ' '.join(args), why), file=sys.stderr)
     return None
 

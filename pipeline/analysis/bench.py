@@ -110,7 +110,7 @@ def table(out, lines):
         print('| %s | %s | %s |' % (w.strip(), '-' if s is None else
                                     '%.0f' % s, n))
     if failed:
-        print('bench-table: these steps failed, their rows show no time: %s'
+        print('pipeline bench-table: these steps failed, their rows show no time: %s'
               % ', '.join(failed), file=sys.stderr)
         return 1
     return 0

@@ -403,7 +403,7 @@ PY
 	[ "$status" -eq 2 ]
 }
 
-@test "README's layout map names every top-level directory and every module of the package" {
+@test "README's layout map names every top-level directory and every module of the package; docs/architecture.md's table every module of its subpackages too" {
 	cd "$TOP"
 	map=$(sed -n '/^## Layout$/,/^## /p' README.md)
 	[ -n "$map" ]
@@ -418,6 +418,13 @@ PY
 	for d in $(sed -nE 's|^    ([a-z-]+)/ .*|\1|p' <<<"$map"); do
 		[ -d "$d" ] || { echo "README's layout map names $d/, which does not exist"; return 1; }
 	done
+	for m in $(grep -oE '\b[a-z_]+\.py\b' <<<"$map" | sort -u); do
+		[ -n "$(find pipeline -name "$m")" ] || { echo "README's layout map names $m, which is not in pipeline/"; return 1; }
+	done
+	# docs/architecture.md's module table: every module, subpackages too
+	diff <(grep -oE '^\| `[a-z_/]+\.py`' docs/architecture.md | sed 's/^| `//; s/`$//' | sort) \
+		<(git ls-files 'pipeline/*.py' | sed 's|^pipeline/||' | grep -vE '(^|/)__(init|main)__\.py$' | sort) ||
+		{ echo "docs/architecture.md's module table (<) and pipeline/ (>) differ"; return 1; }
 }
 
 @test "every make target the README names exists" {
