@@ -190,7 +190,7 @@ no_qemu_left() {
 @test "guest C code builds with -Wall -Wextra -Werror (host libc headers)" {
 	ksft=$TOP/build/linux/tools/testing/selftests
 	[ -f "$ksft/kselftest_harness.h" ]
-	for c in "$TOP"/guest-tests/runner/*.c "$TOP"/guest-tests/smoke/*.c "$TOP"/guest-tests/system-*/*.c; do
+	for c in "$TOP"/guest-tests/runner/*.c "$TOP"/guest-tests/smoke/*.c "$TOP"/guest-tests/harness-*/*.c; do
 		gcc -fsyntax-only -Wall -Wextra -Werror -isystem "$ksft" -I "$TOP/guest-tests/lib" "$c"
 	done
 }
