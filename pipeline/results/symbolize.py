@@ -31,18 +31,9 @@ import tempfile
 from typing import Any
 
 from .. import Fail
+from ..artifacts import artifacts_dir as default_artifacts, top as _top
 
 TOOLS = ('scripts/decode_stacktrace.sh', 'scripts/decodecode')
-
-
-def _top() -> str:
-    """The checkout's top directory (TOP names another)."""
-    return os.environ.get('TOP') or os.path.dirname(os.path.dirname(
-        os.path.dirname(os.path.abspath(__file__))))
-
-
-def default_artifacts() -> str:
-    return os.environ.get('ARTIFACTS') or os.path.join(_top(), 'artifacts')
 
 
 class NoDecode(Exception):
