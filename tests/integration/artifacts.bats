@@ -100,6 +100,31 @@ result() { # VARIANT JQ
 	[[ "$output" == *"initramfs default"*"ok (up to date)"* ]]
 }
 
+@test "build: the kernel's identity is what changes its bytes: a pipeline module's edit rebuilds no kernel, a build step's edit does" {
+	# (this copy of the project lives elsewhere: its kernel is rebuilt once)
+	VARIANTS=default "$TOP/scripts/container-build"
+	before=$(stat -c %Y.%i "$ARTIFACTS/default/bzImage")
+	# A copy of the checkout's code, edited where the real one must not be.
+	top=$BATS_TEST_TMPDIR/top
+	mkdir -p "$top"
+	(cd "$TOP" && git ls-files -z -- scripts pipeline kselftests | cpio -pdm0 --quiet "$top")
+	for f in "$top"/scripts/pipeline "$top"/scripts/entry.py "$top"/pipeline/*.py "$top"/pipeline/*/*.py; do
+		echo '# an edit that changes no kernel byte' >>"$f"
+	done
+	TOP=$top run "$top/scripts/build-kernel" default
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"kernel default"*"ok (up to date)"* ]]
+	[ "$(stat -c %Y.%i "$ARTIFACTS/default/bzImage")" = "$before" ]
+	# A step that runs the build is the kernel's input: rebuilt, and why.
+	echo '# an edit of a build step' >>"$top/scripts/build-kernel"
+	TOP=$top run "$top/scripts/build-kernel" default
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"ok (up to date)"* ]]
+	grep -q 'the build scripts changed' "$ARTIFACTS/default/build.log"
+}
+
 @test "build: the initramfs is reproducible (rebuilt from nothing in another directory, same bytes)" {
 	old=$(sha256sum <"$ARTIFACTS/default/initramfs.cpio.gz")
 	rm -rf "$ARTIFACTS/default/initramfs.cpio.gz" "$ARTIFACTS/default/.initramfs-inputs"
