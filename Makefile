@@ -63,7 +63,7 @@ export PREBUILT := 1
 endif
 
 IN := scripts/in-runtime
-# The one command line of the Python stages (pipeline/cli.py), with
+# The one command line of the Python stages (pipeline/cli/), with
 # Debian's python3 and no __pycache__ in the source tree.
 PIPELINE := scripts/pipeline
 # Every target that writes build/, artifacts/ or results/ runs under the

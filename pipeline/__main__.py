@@ -1,4 +1,4 @@
-"""python3 -m pipeline SUBCOMMAND: the command line (pipeline/cli.py)."""
+"""python3 -m pipeline SUBCOMMAND: the command line (pipeline/cli/)."""
 import sys
 
 from .cli import main

@@ -23,12 +23,11 @@ import math
 import os
 from typing import Any
 
-from pipeline import Fail, artifacts, sha256, testsel
+from pipeline import Fail, artifacts, sha256, testsel, top
 from pipeline.artifacts import boot_files
 from pipeline.cli import Command
 from pipeline.results import PATTERNS_FILE as PATTERNS
 
-TOP = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 Variant = dict[str, Any]     # a variant.json
 
 # Serial console on QEMU's stdio; panic=-1 with -no-reboot makes a panic
@@ -281,7 +280,7 @@ def harness(artifacts: str, v: Variant, log: str, suites: list[str],
         opts += ['--accel-reason', reason]
     if globs:
         opts += ['--tests', ' '.join(globs)]
-    return [os.path.join(TOP, 'expect-scripts', 'boot-and-test.exp')] + \
+    return [os.path.join(top(), 'expect-scripts', 'boot-and-test.exp')] + \
         opts + [log, v['variant'], str(scaled(p['boot_timeout'], accel)),
                 str(max(scaled(silence, accel), floor)), ' '.join(spec),
                 PATTERNS,

@@ -1,44 +1,18 @@
 """The donor of a kernel build: the object directory a new build starts
 from (scripts/pipeline build donor, scripts/build-kernel).
 
-A module of its own, not build.py: scripts/build-kernel hashes build.py
-into every kernel's inputs, and a donor changes how fast the same bytes
-come out, never the bytes, so editing it must not rebuild every kernel.
+A donor changes how fast the same bytes come out, never the bytes; its
+rule is described by the command's help (pipeline/cli/build.py, DONOR).
 
 Python 3.11 standard library only (Debian 12).
 """
 
-import argparse
 import json
 import os
 import re
 import sys
 
 from . import Fail
-
-DOC = """Pick the object directory a new kernel build starts from.
-
-A kernel variant that has not been built in this tree yet (SRC/.obj-VARIANT
-holds only its fresh .config) can start from a copy of another variant's
-finished object directory, SRC/.obj-OTHER: Kbuild records for every object
-the command line and the CONFIG_ symbols it depends on (fixdep,
-include/config/), so after the copy it rebuilds exactly the objects whose
-symbols or flags differ, and the rest is reused.
-
-A candidate must have finished a build (its .pipeline-built record) from
-the same commit of SRC with the same toolchain, must not differ in any
-symbol the kernel's own Makefiles use to set compiler flags (Makefile,
-arch/x86/Makefile*, scripts/Makefile.*: then every object is rebuilt
-anyway), and must let at least MIN_SHARE of its objects be reused. Among
-those, the one with the most reusable objects wins (then the fewest
-differing symbols). Anything unexpected in a candidate rules it out: the
-build is then a clean one, never a doubtful one. `make repro-check`
-compares the result with a clean, cache-less build.
-
-Prints "DONOR REUSED TOTAL DIFFERING" for the chosen donor, or nothing;
-one line per candidate on stderr says why it was or was not taken.
-Exit 0, or 2 with a message.
-"""
 
 # A donor that saves less than this share of a build is not worth its copy.
 MIN_SHARE = 0.10
@@ -172,17 +146,3 @@ def pick(src, variant, commit, toolchain):
         if best is None or key > best[0]:
             best = (key, other, reused, len(deps), len(diff))
     return best[1:] if best else None
-
-
-def configure(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument('src', metavar='SRC')
-    ap.add_argument('variant', metavar='VARIANT')
-    ap.add_argument('--commit', required=True, metavar='SHA')
-    ap.add_argument('--toolchain', required=True, metavar='TEXT')
-
-
-def run(a: argparse.Namespace) -> int:
-    best = pick(a.src, a.variant, a.commit, a.toolchain)
-    if best:
-        print('%s %d %d %d' % best)
-    return 0

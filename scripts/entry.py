@@ -4,7 +4,7 @@ every Python stage is one of its subcommands).
 The exit statuses of the pipeline (README) give 1 the meaning "a test
 failed". Python itself exits 1 on an uncaught exception, which would turn a
 bug or a bad input into a test failure; run() makes every such end an
-infrastructure error (2) with a message instead (pipeline/cli.py).
+infrastructure error (2) with a message instead (pipeline/cli/).
 Expected problems (bad input, a missing file) are raised as pipeline.Fail
 and printed without a traceback.
 """
@@ -22,5 +22,5 @@ from pipeline.cli import guard  # noqa: E402
 
 def run(main, prog):
     """sys.exit(main(argv)), with every abnormal end mapped to exit 2
-    (pipeline/cli.py's guard(), the frame of `python3 -m pipeline` too)."""
+    (pipeline/cli's guard(), the frame of `python3 -m pipeline` too)."""
     sys.exit(guard(main, sys.argv[1:], prog))

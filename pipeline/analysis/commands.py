@@ -7,7 +7,7 @@ Each is a thin layer of arguments over the module that does the work.
 import json
 import os
 
-from .. import Fail, artifacts as art, config, testsel
+from .. import Fail, artifacts as art, config, testsel, top
 from ..cli import Command
 from . import bench, compare, report, runs, selection, skips, summary
 
@@ -206,7 +206,7 @@ def _durations(a) -> int:
     # (not pipeline/artifacts.py's readers: this runs before a build, on
     # whatever an earlier one left, and a broken file is no error here)
     artifacts = art.artifacts_dir()
-    results = os.environ.get('RESULTS') or os.path.join(art.top(), 'results')
+    results = os.environ.get('RESULTS') or os.path.join(top(), 'results')
     manifest = _load(os.path.join(artifacts, 'manifest.json')) or {}
     kernels = manifest.get('kernels') if isinstance(manifest, dict) else None
     for k in a.kernel:

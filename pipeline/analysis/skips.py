@@ -21,18 +21,15 @@ from collections import Counter
 from typing import Callable, NamedTuple
 
 from .. import Fail, testsel
+from ..config import configs_dir
 from ..models import GOOD, Status
 from . import runs
 from .identity import Pairing, program_of
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.realpath(__file__))))
-
-
 def accepted_file() -> str:
     """configs/accepted-skips.txt, or the one in $CONFIGS (a test's own
     configs/): read when asked, as the scripts did at their start."""
-    return os.path.join(os.environ.get('CONFIGS', os.path.join(TOP, 'configs')),
+    return os.path.join(configs_dir(),
                         'accepted-skips.txt')
 
 

@@ -30,8 +30,8 @@ import tarfile
 import tempfile
 from typing import Any
 
-from .. import Fail
-from ..artifacts import artifacts_dir as default_artifacts, top as _top
+from .. import Fail, kernel_pin, top as _top
+from ..artifacts import artifacts_dir as default_artifacts
 
 TOOLS = ('scripts/decode_stacktrace.sh', 'scripts/decodecode')
 
@@ -75,13 +75,10 @@ def unpacked(xz, tmp):
 def tarball():
     if os.environ.get('KSRC_TARBALL'):
         return os.environ['KSRC_TARBALL']
-    pin = os.path.join(_top(), 'scripts', 'deps', 'kernel-source.txt')
-    with open(pin, encoding='utf-8') as f:
-        for line in f:
-            line = line.split('#', 1)[0].strip()
-            if line:
-                return '/usr/src/%s.tar.xz' % line.split('=', 1)[0]
-    raise NoDecode('no kernel source package pinned in %s' % pin)
+    try:
+        return '/usr/src/%s.tar.xz' % kernel_pin()[0]
+    except Fail as e:
+        raise NoDecode(str(e)) from None
 
 
 def decoder():

@@ -482,7 +482,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, sys.argv[1])
 from pipeline import artifacts
 for p in sys.argv[2:]:
-    print(artifacts.program_tests(p))' "$TOP" "$TOP/tests/fixtures/fakes/ksft-program" "$BATS_TEST_TMPDIR/k/mm" "$BATS_TEST_TMPDIR/plain"
+    print(describe.program_tests(p))' "$TOP" "$TOP/tests/fixtures/fakes/ksft-program" "$BATS_TEST_TMPDIR/k/mm" "$BATS_TEST_TMPDIR/plain"
 	echo "$output"
 	[ "${lines[0]}" = "['global.alpha', 'global.beta_with_a_rather_long_test_name', 'fx.one.first', 'fx.one.second', 'fx.two.first', 'fx.two.second', 'fx.three.first', 'fx.three.second', 'a_fixture_name_longer_than_twenty.only']" ]
 	[ "${lines[1]}" = "['cow', 'gup_test']" ]

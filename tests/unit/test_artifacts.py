@@ -16,7 +16,7 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_config import Project  # noqa: E402 (it puts the package on the path)
-from pipeline import Fail, artifacts, cli, config, sha256  # noqa: E402
+from pipeline import Fail, artifacts, cli, config, describe, series, sha256  # noqa: E402
 from pipeline.artifacts import KernelInputs  # noqa: E402
 
 BUILD = KernelInputs(kconfig_sha256='k1', commit='c1', tools_sha256='t1',
@@ -288,7 +288,7 @@ class WritersTest(unittest.TestCase):
         args = dict(ccache='on', durations=['build=1.5', 'config=0'],
                     series_sha256=None)
         args.update(kw)
-        artifacts.write_kernel_json('default', self.obj, self.kdir, **args)
+        describe.write_kernel_json('default', self.obj, self.kdir, **args)
         return artifacts.read_json(os.path.join(self.kdir, 'kernel.json'))
 
     def test_kernel_json(self):
@@ -308,11 +308,11 @@ class WritersTest(unittest.TestCase):
         self.assertEqual('on', k['ccache'])
         # the series only when the tree holds the one patches/ has now
         self.assertEqual([], self.kernel(
-            series_sha256=config.series_hash())['series'])
+            series_sha256=series.series_hash())['series'])
 
     def test_kernel_json_refusals(self):
         with self.assertRaises(Fail) as e:
-            artifacts.write_kernel_json('crash', self.obj, self.kdir, 'on',
+            describe.write_kernel_json('crash', self.obj, self.kdir, 'on',
                                         [], None)
         self.assertIn("variant 'crash' is boot-only", str(e.exception))
         with self.assertRaises(Fail) as e:
@@ -330,11 +330,11 @@ class WritersTest(unittest.TestCase):
             'variant=crash', 'release=6.12.0-x',
             'config_sha256=%s' % sha256(os.path.join(self.kdir, 'config')),
             'cmdline=a=1', 'smp=2'],
-            artifacts.expected_lines('crash', self.kdir))
+            describe.expected_lines('crash', self.kdir))
         out = os.path.join(self.art, 'crash')
         self.p.write('artifacts/crash/guest-tests/smoke/ok', '#!/bin/sh\n')
         self.p.write('artifacts/crash/initramfs.cpio.gz', 'cpio')
-        artifacts.write_variant_json('crash', out, self.kdir)
+        describe.write_variant_json('crash', out, self.kdir)
         v = artifacts.load_variant(self.art, 'crash')
         self.assertEqual('default', v['kernel']['variant'])
         self.assertTrue(v['boot_only'])
@@ -350,12 +350,12 @@ class WritersTest(unittest.TestCase):
                   encoding='utf-8') as f:
             json.dump(k, f)
         with self.assertRaises(Fail) as e:
-            artifacts.expected_lines('crash', self.kdir)
+            describe.expected_lines('crash', self.kdir)
         self.assertIn('kernel.json is not the kernel of default',
                       str(e.exception))
         os.remove(os.path.join(self.kdir, 'kernel.json'))
         with self.assertRaises(Fail) as e:
-            artifacts.expected_lines('crash', self.kdir)
+            describe.expected_lines('crash', self.kdir)
         self.assertIn('the kernel of crash (default)', str(e.exception))
 
 

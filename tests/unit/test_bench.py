@@ -26,7 +26,7 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 SCRIPTS = os.path.join(TOP, 'scripts')
 sys.path.insert(0, TOP)
 from pipeline import config as variants  # noqa: E402
-from pipeline import Fail, artifacts, boot, results  # noqa: E402
+from pipeline import Fail, artifacts, boot, describe, results  # noqa: E402
 from pipeline.analysis import compare, report, skips, summary  # noqa: E402
 
 
@@ -330,7 +330,7 @@ class Declaration(unittest.TestCase):
                          variants.suite_conf('umcg-bench')['benchmarks'])
 
     def test_variant_json_has_them_as_test_ids_and_a_typo_is_an_error(self):
-        da = artifacts   # pipeline/artifacts.py's variant.json writer
+        da = describe   # pipeline/describe.py's variant.json writer
         progs = ['cost', 'effect']
         tests = {'cost': ['cost.exit_hook_only_while_active',
                           'cost.getppid_cost']}

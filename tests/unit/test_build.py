@@ -15,7 +15,7 @@ sys.dont_write_bytecode = True
 TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                    '..', '..'))
 sys.path.insert(0, TOP)
-from pipeline import artifacts, build, cli, config  # noqa: E402
+from pipeline import artifacts, build, cli, config, describe  # noqa: E402
 
 
 def run_cli(argv):
@@ -153,14 +153,14 @@ class GuestFactsTest(unittest.TestCase):
         p.write('build/default/include/config/kernel.release', '6.12.0-x\n')
         for f in ('config', 'bzImage', 'headers.tar.xz'):
             p.write('artifacts/default/' + f, f)
-        artifacts.write_kernel_json('default', obj, kdir, 'on', [], None)
+        describe.write_kernel_json('default', obj, kdir, 'on', [], None)
         etc = os.path.join(p.dir, 'etc')
         os.makedirs(etc)
         rc, out, err = run_cli(['build', 'describe-artifacts', 'etc',
                                 'default', kdir, etc])
         self.assertEqual((0, '', ''), (rc, out, err))
         with open(os.path.join(etc, 'expected'), encoding='utf-8') as f:
-            self.assertEqual(artifacts.expected_lines('default', kdir),
+            self.assertEqual(describe.expected_lines('default', kdir),
                              f.read().splitlines())
         with open(os.path.join(etc, 'options'), encoding='utf-8') as f:
             self.assertEqual('CONFIG_BASE=y\nCONFIG_X=y\n'

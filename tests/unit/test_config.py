@@ -19,7 +19,7 @@ sys.dont_write_bytecode = True
 TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                    '..', '..'))
 sys.path.insert(0, TOP)
-from pipeline import Fail, cli, config  # noqa: E402
+from pipeline import Fail, cli, config, series  # noqa: E402
 
 
 class Project:
@@ -175,9 +175,9 @@ class SeriesTest(unittest.TestCase):
         self.p = Project(self)
 
     def test_no_series_is_the_pristine_source(self):
-        self.assertEqual([], config.series_names())
+        self.assertEqual([], series.series_names())
         self.assertEqual(hashlib.sha256(b'').hexdigest(),
-                         config.series_hash())
+                         series.series_hash())
 
     def test_names_entries_and_hash(self):
         a = self.p.write('patches/0001-a.patch', 'one\n')
@@ -185,29 +185,29 @@ class SeriesTest(unittest.TestCase):
         self.p.write('patches/series',
                      '# comment\n0001-a.patch -p1\n\n0002-b.patch\n')
         self.assertEqual(['0001-a.patch', '0002-b.patch'],
-                         config.series_names())
+                         series.series_names())
         with open(a, 'rb') as f:
             ha = hashlib.sha256(f.read()).hexdigest()
-        self.assertEqual(('0001-a.patch', ha), config.series_entries()[0])
-        text = ''.join('%s %s\n' % e for e in config.series_entries())
+        self.assertEqual(('0001-a.patch', ha), series.series_entries()[0])
+        text = ''.join('%s %s\n' % e for e in series.series_entries())
         self.assertEqual(hashlib.sha256(text.encode()).hexdigest(),
-                         config.series_hash())
+                         series.series_hash())
 
     def test_a_missing_patch_or_a_path_is_an_error(self):
         self.p.write('patches/series', 'gone.patch\n')
         with self.assertRaises(Fail) as e:
-            config.series_names()
+            series.series_names()
         self.assertIn('patches/gone.patch does not exist', str(e.exception))
         self.p.write('patches/series', 'sub/x.patch\n')
         with self.assertRaises(Fail):
-            config.series_names()
+            series.series_names()
 
     def test_config_series_answers_in_the_order_asked(self):
         # prepare-source asks `hash list` in one call, patches-export and
         # build-packages `hash`
         self.p.write('patches/0001-a.patch', 'one\n')
         self.p.write('patches/series', '0001-a.patch\n')
-        h = config.series_hash()
+        h = series.series_hash()
         self.assertEqual(h + '\n0001-a.patch',
                          Vout('series', 'hash', 'list'))
         self.assertEqual(os.path.join(self.p.dir, 'patches', '0001-a.patch'),
@@ -274,7 +274,7 @@ class RealConfigsTest(unittest.TestCase):
                 v = config.Variant(n)
                 self.assertEqual(n, v.name)
                 config.Variant(v.kernel)
-            config.series_names()
+            series.series_names()
 
 
 def V(*argv):

@@ -16,6 +16,7 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                    '..', '..'))
 sys.path.insert(0, TOP)
 from pipeline import build  # noqa: E402
+from pipeline.cli import build as build_cli  # noqa: E402
 
 DEBIAN = """#
 # Automatically generated file; DO NOT EDIT.
@@ -71,7 +72,7 @@ class LocalmodTest(unittest.TestCase):
         now = self.write(DEBIAN.replace('CONFIG_E1000=m',
                                         '# CONFIG_E1000 is not set'))
         out = os.path.join(os.path.dirname(now), 'changes')
-        run = lambda *a: build._localmod_diff(argparse.Namespace(
+        run = lambda *a: build_cli._localmod_diff(argparse.Namespace(
             debian=a[0], now=a[1], changes=out))
         with contextlib.redirect_stdout(io.StringIO()) as o:
             self.assertEqual(0, run(deb, now))

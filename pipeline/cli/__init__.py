@@ -23,14 +23,14 @@ import sys
 import traceback
 from typing import Callable
 
-from . import Fail
+from pipeline import Fail
 
 # the modules with subcommands, in the order --help lists them; _first()
 # imports them in this order too, so the light ones that the shell steps
 # call most (config, artifacts stale) come first
-COMMAND_MODULES = ('pipeline.config', 'pipeline.artifacts', 'pipeline.boot',
-                   'pipeline.build', 'pipeline.results.command',
-                   'pipeline.analysis.commands')
+COMMAND_MODULES = ('pipeline.cli.config', 'pipeline.cli.artifacts',
+                   'pipeline.boot', 'pipeline.cli.build',
+                   'pipeline.results.command', 'pipeline.analysis.commands')
 
 
 @dataclasses.dataclass(frozen=True)
