@@ -76,7 +76,7 @@ SETUP_LISTS := $(if $(filter native,$(RUNTIME)),native,podman)
 .DEFAULT_GOAL := all
 .PHONY: skips report all help setup base-image image container-build kernel-tree distro-modules \
 	patches-export series-check repro-check matrix packages boot-packages boot test-variant bench parse \
-	rerun-failed compare bisect-run check check-scale test test-integration clean distclean clean-cache
+	rerun-failed compare baseline bisect-run check check-scale test test-integration clean distclean clean-cache
 
 # One script: each variant boots as soon as its kernel is built, while the
 # next kernel builds; a variant that fails to build is still a (class 2)
@@ -150,6 +150,9 @@ report: ## VARIANT's last run again, one line per test, each failure with the en
 compare: ## new failures, LOST tests, fixes, metric deltas from results A to B; fails if B regressed (python3 -m pipeline compare exits 1)
 	@test -n "$(A)" || { echo "error: give A=<results dir> (and B=, default results)" >&2; exit 2; }
 	@$(PIPELINE) compare $(if $(strip $(VARIANTS)),--variants "$(VARIANTS)") "$(A)" "$(B)"
+
+baseline: ## write ci/baseline/ from the last green make check's results (then commit it): the tests later runs are held to
+	@$(PIPELINE) baseline write "$${RESULTS:-results}" --source "make check of $$(git rev-parse --short HEAD)"
 
 bisect-run: setup ## git bisect run GOOD..BAD in the kernel tree: build, boot VARIANT, TESTS
 	@$(LOCK) $(IN) scripts/bisect-run

@@ -26,11 +26,11 @@ from ..models import GOOD, Status
 from . import runs
 from .identity import Pairing, program_of
 
+
 def accepted_file() -> str:
     """configs/accepted-skips.txt, or the one in $CONFIGS (a test's own
     configs/): read when asked, as the scripts did at their start."""
-    return os.path.join(configs_dir(),
-                        'accepted-skips.txt')
+    return os.path.join(configs_dir(), 'accepted-skips.txt')
 
 
 @dataclasses.dataclass(frozen=True)

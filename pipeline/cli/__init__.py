@@ -30,7 +30,8 @@ from pipeline import Fail
 # call most (config, artifacts stale) come first
 COMMAND_MODULES = ('pipeline.cli.config', 'pipeline.cli.artifacts',
                    'pipeline.boot', 'pipeline.cli.build',
-                   'pipeline.results.command', 'pipeline.analysis.commands')
+                   'pipeline.results.command', 'pipeline.analysis.commands',
+                   'pipeline.cli.baseline')
 
 
 @dataclasses.dataclass(frozen=True)

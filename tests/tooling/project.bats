@@ -463,7 +463,10 @@ check_project() {
 	stub in-runtime 'exec "$@"'
 	# scripts/pipeline: config (the variants of the set) and summarize
 	stub pipeline 'if [ "$1" = summarize ]; then shift; exec "${0%/*}/summarize" "$@"; fi
+if [ "$1" = baseline ]; then exec "${0%/*}/baseline" "$@"; fi
 echo default; [ "$3 $4" = "--check quick" ] || echo pristine'
+	# the baseline's check: no variant judged (a test replaces it)
+	stub baseline 'echo "baseline: 0 passed, 0 failed, 0 skipped"'
 	# what build-and-boot ends with: summarize's summary.json (make check
 	# counts it) and its closing line
 	stub summarize 'r=${RESULTS:-results}; mkdir -p "$r"
@@ -497,6 +500,23 @@ echo "matrix: $1 passed, $2 failed, $3 skipped"'
 	run env -u TOP "$p/scripts/check"
 	[ "$status" -ne 0 ]
 	[ "${lines[-1]}" = "check: 12 passed, 1 failed, 3 skipped" ]
+}
+
+@test "make check: a test lost against ci/baseline fails the run, named in the recap" {
+	check_project
+	stub build-and-boot 'scripts/pipeline summarize 3 0 0'
+	stub baseline 'echo "$*" >"${0%/*}/baseline.args"
+echo "baseline default: 3 tests, 1 lost"
+echo "baseline: LOST default/umcg/abi/global.numbers: pass -> skip (no UMCG) (see ci/baseline/default.tests)"
+echo "baseline: 0 passed, 1 failed, 0 skipped"; exit 1'
+	run env -u TOP -u VARIANTS "$p/scripts/check"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[ "${lines[-1]}" = "check: 15 passed, 1 failed, 3 skipped" ]
+	# the quick set's variants, against the run's results
+	[[ "$(cat "$p/scripts/baseline.args")" == "baseline check "*"/results --variants default" ]]
+	[[ "$output" == *$'=== what failed (from above)
+'*"[baseline (ci/baseline)] baseline: 0 passed, 1 failed"*"baseline: LOST default/umcg/abi/global.numbers: pass -> skip"* ]]
 }
 
 @test "make check: tests that passed only when run again are passes, listed again at the end" {
@@ -542,7 +562,7 @@ echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 	touch "$p/scripts/run-tests.go"
 	wait
 	cat "$BATS_TEST_TMPDIR/log"
-	grep -qE '^time: tooling tests [0-9]+ s, integration tests [0-9]+ s, build and boot [0-9]+ s, system tests [0-9]+ s$' "$BATS_TEST_TMPDIR/log"
+	grep -qE '^time: tooling tests [0-9]+ s, integration tests [0-9]+ s, build and boot [0-9]+ s, baseline [0-9]+ s, system tests [0-9]+ s$' "$BATS_TEST_TMPDIR/log"
 	[ "$(tail -n1 "$BATS_TEST_TMPDIR/log")" = "check: 15 passed, 0 failed, 3 skipped" ]
 }
 

@@ -382,7 +382,9 @@ class CheckLine(unittest.TestCase):
                 'run-tests': 'echo "${2:-tooling}: 4 passed, 0 failed, '
                              '1 skipped"',
                 'in-runtime': 'exec "$@"',
-                'pipeline': 'echo default',
+                'pipeline': 'if [ "$1" = baseline ]; then echo "baseline: '
+                            '0 passed, 0 failed, 0 skipped"; else echo '
+                            'default; fi',
                 # summarize's summary.json (check counts it), its lines
                 'build-and-boot': 'mkdir -p results; echo \'{"counts": '
                                   '{"passed": 3, "failed": 0, "skipped": 0, '
