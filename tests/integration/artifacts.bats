@@ -480,7 +480,7 @@ param_refused() { # KEY VALUE MESSAGE
 	run python3 -c 'import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, sys.argv[1])
-from pipeline import artifacts
+from pipeline import describe
 for p in sys.argv[2:]:
     print(describe.program_tests(p))' "$TOP" "$TOP/tests/fixtures/fakes/ksft-program" "$BATS_TEST_TMPDIR/k/mm" "$BATS_TEST_TMPDIR/plain"
 	echo "$output"
