@@ -52,6 +52,14 @@ output at the top, and nested):
   version, plan and duration lines (they are the structure, not the
   test's output).
 
+The one rule every document is held to, at every depth (check_document,
+kunit_parser's): its results are numbered 1, 2, ... in order, no number
+twice, none beyond its plan; a result that breaks it is an error with the
+reason ("expected test number 2, found 1"; a failure stays a failure,
+the reason added); results the plan announced
+that never came are counted missing; a plan of none ("1..0") needs a
+SKIP reason ("1..0 # SKIP why").
+
 Why not tools/testing/kunit/kunit_parser.py of the kernel tree: it nests by
 indentation only (kselftest's "# " nesting is read as diagnostics, so every
 nested result is lost), prints while it parses, and it lives in build/linux,
@@ -67,6 +75,8 @@ import re
 RESULT_RE = re.compile(
     r'^(not ok|ok)\s+(\d+)\b(?:\s*-)?\s*([^#]*?)\s*(?:#\s*(.*?))?\s*$')
 PLAN_RE = re.compile(r'^1\.\.(\d+)\b')
+# "1..0 # SKIP why": a document that has nothing to run, and says why
+PLAN_SKIP_RE = re.compile(r'^1\.\.\d+\s*#\s*SKIP\b\s*(.*?)\s*$', re.I)
 VERSION_RE = re.compile(r'^K?TAP version \d+\s*$')
 BAIL_RE = re.compile(r'^Bail out!\s*(.*)$')
 DURATION_RE = re.compile(r'^#\s*duration_ms=(\d+(?:\.\d+)?)\s*$')
@@ -127,6 +137,32 @@ def outcome(ok, directive):
     return 'fail', word, ('timeout ' + text).strip()
 
 
+def check_document(plan, numbers, skip=None):
+    """The one KTAP rule, as kunit_parser applies it, for one document:
+    PLAN its plan (None: none printed), NUMBERS its results' numbers in
+    the order printed (None for a place whose result line never came: a
+    parent whose output ended), SKIP the reason a "1..0 # SKIP why" plan
+    gave. Returns (problems, missing): {index in NUMBERS: why that result
+    breaks the rule}, with 'doc': why the document itself breaks it (a
+    plan of none without a SKIP reason); and the numbers the plan
+    announced that never came (the plan less the results printed, as
+    kunit_parser counts them)."""
+    problems = {}
+    for i, n in enumerate(numbers):
+        if n is None:
+            continue
+        if plan is not None and n > plan:
+            problems[i] = 'result %d is beyond the plan 1..%d' % (n, plan)
+        elif n != i + 1:
+            problems[i] = 'expected test number %d, found %d%s' % (
+                i + 1, n, ' (a repeat)' if n in numbers[:i] else '')
+    if plan == 0 and not skip:
+        problems['doc'] = 'the plan 1..0 gives no SKIP reason ' \
+            '("1..0 # SKIP why"): nothing ran, and nothing says why'
+    missing = list(range(len(numbers) + 1, (plan or 0) + 1))
+    return problems, missing
+
+
 class Test:
     """One result line and what nested under it."""
 
@@ -143,6 +179,9 @@ class Test:
         self.metrics = {}
         self.plan = None              # the plan of its subtests' document(s)
         self.plans = {}               # per document of them (1, 2, ...)
+        self.plan_skips = {}          # per document: "1..0 # SKIP why"
+        self.missing_numbers = []     # (document, number): check_document
+        self.violations = []          # its documents' own (1..0 unsaid)
         self.subtests = []
         self.log = []                 # lines since the previous sibling
         self.bail_out = None          # the "Bail out!" line below it
@@ -152,10 +191,9 @@ class Test:
                                       # never came
 
     def missing(self):
-        """Subtests the plan announced that never reported."""
-        if self.plan is None:
-            return 0
-        return max(0, self.plan - len(self.subtests))
+        """Subtests the plans announced that never reported (per
+        document, check_document)."""
+        return len(self.missing_numbers)
 
 
 class _Level:
@@ -166,6 +204,7 @@ class _Level:
         self.results = []
         self.plan = None
         self.plans = {}                 # document -> its plan
+        self.plan_skips = {}            # document -> "1..0 # SKIP" reason
         self.docs = 0                   # documents so far at this depth
         self.doc_plan = False           # the current one had its plan
         self.log = []
@@ -243,6 +282,7 @@ class Parser:
         t.subtests = lv.results
         t.plan = lv.plan
         t.plans = lv.plans
+        t.plan_skips = lv.plan_skips
         t.bail_out = lv.bail_out
 
     def _split(self, text):
@@ -308,6 +348,9 @@ class Parser:
             lv.doc_plan = True
             lv.plan = (lv.plan or 0) + int(m.group(1))
             lv.plans[lv.docs] = int(m.group(1))
+            sk = PLAN_SKIP_RE.match(body)
+            if sk:
+                lv.plan_skips[lv.docs] = sk.group(1) or None
             return
         if BAIL_RE.match(body):
             lv.bail_out = body
@@ -367,7 +410,41 @@ class Parser:
         self._adopt(root, lv)
         root.header = lv.header
         root.log = _cap(lv.log)
+        _judge(root)
         return root
+
+
+def _judge(t):
+    """Hold every document below T, at every depth, to check_document:
+    a result that breaks the rule becomes an error with the reason; T
+    records the missing numbers and its documents' own violations (a
+    nested one makes T an error)."""
+    docs = {}
+    for s in t.subtests:
+        docs.setdefault(int(s.key.split('.')[0]), []).append(s)
+    t.missing_numbers = []
+    t.violations = []
+    for d in sorted(set(docs) | set(t.plans)):
+        subs = docs.get(d, [])
+        problems, missing = check_document(
+            t.plans.get(d), [s.number for s in subs], t.plan_skips.get(d))
+        for i, why in problems.items():
+            if i == 'doc':
+                t.violations.append(why)
+                continue
+            # a failure stays one (the reason says more); a pass or a
+            # skip that breaks the rule cannot be counted: an error
+            s = subs[i]
+            s.reason = why + ('; ' + s.reason if s.reason else '')
+            if s.status != 'fail':
+                s.status = 'error'
+                s.directive = None
+        t.missing_numbers += [(d, n) for n in missing]
+    if t.violations and t.depth >= 0 and t.status not in ('fail', 'error'):
+        t.status = 'error'
+        t.reason = '; '.join(t.violations)
+    for s in t.subtests:
+        _judge(s)
 
 
 def _cap(lines, limit=EXCERPT_LINES):
