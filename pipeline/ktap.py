@@ -221,6 +221,7 @@ def _opener(text):
 
 
 def _structural(text):
+    """KTAP structure: a version line, a plan, a result, a bail out."""
     return bool(VERSION_RE.match(text) or PLAN_RE.match(text) or
                 RESULT_RE.match(text) or BAIL_RE.match(text))
 

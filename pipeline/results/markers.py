@@ -61,6 +61,7 @@ class Boot:
         self.unplanned = []         # suite/program that ran, not planned
         self.final_done = None      # line of @@@ FINAL-DONE
         self.final_sent = None      # line of the SEND of the final command
+        self.stray = []             # (line, text): KTAP outside a program
 
     # ---- kernel problems ------------------------------------------------
     def _during(self):
@@ -208,6 +209,14 @@ class Boot:
             return
         if text.startswith('@@@ '):
             self.guest_line(lineno, text)
+            return
+        if self.program is None and (self.harness['start'] is not None or
+                                     self.ready is not None) and \
+                ktap._structural(text):
+            # KTAP between the markers of a run, outside any program
+            # (between suites, before READY): no program owns it, so
+            # nothing counts it; the verdict names it
+            self.stray.append((lineno, text))
             return
         if self.program is None and ktap.VERSION_RE.match(text):
             # KTAP without markers around it: an implicit program

@@ -33,7 +33,13 @@ def assemble(ps, variant=None, log_path=None, plan=None,
     plan: what the boot was planned to run (scripts/pipeline boot plan --plan-out):
     every planned program must have run and every planned debug checker
     must have stayed on, or the run is class 2."""
-    res = _assemble(ps, variant, log_path, plan)
+    bad = plan_errors(plan) if plan is not None else []
+    res = _assemble(ps, variant, log_path, None if bad else plan)
+    if bad:
+        res.reasons.insert(0, Reason(2, 'the plan is not valid, so nothing '
+                                     'was held against it: %s'
+                                     % '; '.join(bad)))
+        res.exit_class = ExitClass.INFRASTRUCTURE
     if harness_status not in (None, 0) and res.exit_class < 2:
         res.reasons.insert(0, Reason(2, 'the harness exited %d, and the '
                                      'console log does not say why'
@@ -138,6 +144,17 @@ def _assemble(ps, variant, log_path, plan=None):
             not HARNESS_STOPS & set(events):
         reasons.append(Reason(2, 'QEMU exited with status %s without a '
                               'kernel panic' % st))
+    if h['start'] is None and (ps.ready is not None or
+                               any(s['name'] != 'ktap' for s in suites)):
+        # the guest's markers without the harness's frame: not the log
+        # of one whole run (its start, its end, what was sent are unknown)
+        reasons.append(Reason(2, 'no @@@ HARNESS START line: the log is '
+                              'not that of one whole harness run'))
+    if ps.stray:
+        reasons.append(Reason(2, '%d line(s) of KTAP outside any program, '
+                              'not counted: line %d: %s' % (
+                                  len(ps.stray), ps.stray[0][0],
+                                  ps.stray[0][1].strip()[:120])))
     if h['start'] is not None and 'END' not in events and \
             'QEMU-EXIT' not in events:
         reasons.append(Reason(2, 'log truncated: no @@@ HARNESS '
@@ -180,6 +197,10 @@ def _assemble(ps, variant, log_path, plan=None):
         if not s['complete'] and not s['timed_out'] and s['name'] != 'ktap':
             reasons.append(Reason(2, 'suite %s incomplete: no SUITE-END' %
                                   s['name']))
+        elif s['complete'] and not s['programs']:
+            reasons.append(Reason(2, 'suite %s ran no program (SUITE-BEGIN, '
+                                  'then SUITE-END rc=%s): it tested '
+                                  'nothing' % (s['name'], s['rc'])))
         elif s['complete'] and s['rc'] not in (0, None):
             reasons.append(Reason(1, 'suite %s ended rc=%s' % (s['name'],
                                                                s['rc'])))
@@ -370,6 +391,60 @@ def _check_tests(suite, prog, want, tests, ps):
             note='planned (the program lists it) but no result in the '
             'console log', explained_by=[],
             program_ended=prog['complete'], program_failed=failed))
+
+
+# plan.json (pipeline/boot.py's plan()): every key, and its type
+PLAN_KEYS = {'format': str, 'variant': str, 'tests': list, 'suites': list,
+             'checkers': list, 'final': str}
+SUITE_KEYS = {'name': str, 'programs': list, 'optional': list,
+              'tests': dict}
+
+
+def plan_errors(plan):
+    """What makes PLAN no plan scripts/pipeline boot plan writes: a key
+    missing or of another type, at the top or in a suite (benchmarks is
+    the one optional key). [] when it is one."""
+    if not isinstance(plan, dict):
+        return ['it is a JSON %s, not an object' % type(plan).__name__]
+    out = []
+
+    def strings(x, where):
+        if not isinstance(x, list) or \
+                not all(isinstance(i, str) for i in x):
+            out.append('%s is not a list of strings' % where)
+
+    def keys(d, spec, where):
+        for k, t in spec.items():
+            if k not in d:
+                out.append('%s has no %r' % (where, k))
+            elif not isinstance(d[k], t):
+                out.append('%s%r is a %s, not a %s' % (
+                    where + ' ' if where != 'the plan' else '', k,
+                    type(d[k]).__name__, t.__name__))
+    keys(plan, PLAN_KEYS, 'the plan')
+    if out:
+        return out
+    if plan['format'] != 'kernel-pipeline-plan/1':
+        out.append("format is %r, not 'kernel-pipeline-plan/1'"
+                   % plan['format'])
+    for k in ('tests', 'checkers'):
+        strings(plan[k], k)
+    for i, sp in enumerate(plan['suites']):
+        where = 'suite %d' % (i + 1)
+        if not isinstance(sp, dict):
+            out.append('%s is not an object' % where)
+            continue
+        keys(sp, SUITE_KEYS, where)
+        if out:
+            continue
+        where = 'suite %s' % sp['name']
+        strings(sp['programs'], where + "'s programs")
+        strings(sp['optional'], where + "'s optional")
+        if 'benchmarks' in sp:
+            strings(sp['benchmarks'], where + "'s benchmarks")
+        for prog, tests in sp['tests'].items():
+            strings(tests, '%s\'s tests of %s' % (where, prog))
+    return out
 
 
 def read_plan(path):

@@ -850,8 +850,9 @@ class Plan(unittest.TestCase):
             mini(0, ['TAP version 13', '1..1', 'ok 1 global.there']),
             {'format': 'kernel-pipeline-plan/1',
              'tests': ['k/p/global.there', 'k/p/global.renamed'],
-             'suites': [{'name': 'k', 'programs': [], 'optional': ['p']}],
-             'checkers': []})
+             'suites': [{'name': 'k', 'programs': [], 'optional': ['p'],
+                         'tests': {}}],
+             'checkers': [], 'variant': 'v', 'final': ''})
         self.assertEqual(2, res.exit_class)
         self.assertEqual(["TESTS glob 'k/p/global.renamed' matched no test "
                           "that ran"], reasons(r, 2))
@@ -883,14 +884,16 @@ class Plan(unittest.TestCase):
         res, r = parse('default-kselftest-prctl.log', {
             'format': 'kernel-pipeline-plan/1', 'tests': tests,
             'suites': [{'name': 'kselftest', 'programs': [],
-                        'optional': ['prctl']}], 'checkers': []})
+                        'optional': ['prctl'], 'tests': {}}],
+            'checkers': [], 'variant': 'default', 'final': ''})
         self.assertEqual(0, res.exit_class)
         self.assertEqual(tests, r['plan']['tests'])
         # the selected program segfaulted before its first result
         res, r = parse_lines(mini(139, []), {
             'format': 'kernel-pipeline-plan/1', 'tests': ['k/p/global.x'],
-            'suites': [{'name': 'k', 'programs': [], 'optional': ['p']}],
-            'checkers': []})
+            'suites': [{'name': 'k', 'programs': [], 'optional': ['p'],
+                        'tests': {}}],
+            'checkers': [], 'variant': 'v', 'final': ''})
         self.assertEqual(1, res.exit_class)
 
 

@@ -111,7 +111,6 @@ class OneKtapRule(unittest.TestCase):
 class ValidatedPlan(unittest.TestCase):
     """Item 5: every key of plan.json required and typed."""
 
-    @unittest.expectedFailure  # issue 42: class 0 today
     def test_a_plan_that_holds_only_format_is_class_2(self):
         lines = log_lines('isolated.log')
         res, r = parse_lines(lines, plan_of('isolated.plan.json'))
@@ -121,7 +120,6 @@ class ValidatedPlan(unittest.TestCase):
         self.assertTrue(any('plan' in x and 'suites' in x
                             for x in reasons(r, 2)), r['reasons'])
 
-    @unittest.expectedFailure  # issue 42: class 0 today
     def test_a_plan_key_of_the_wrong_type_is_class_2(self):
         lines = log_lines('isolated.log')
         plan = copy.deepcopy(plan_of('isolated.plan.json'))
@@ -138,7 +136,6 @@ class RunShape(unittest.TestCase):
     """Item 4, 6, 8: an empty suite, a log without its harness frame,
     stray KTAP between suites."""
 
-    @unittest.expectedFailure  # issue 42: class 0 today
     def test_an_empty_suite_is_class_2(self):
         lines = delete(log_lines('clean.log'), r'^@@@ TEST-BEGIN demo/basic',
                        r'^@@@ TEST-END demo/basic')
@@ -147,7 +144,6 @@ class RunShape(unittest.TestCase):
         self.assertTrue(any('suite demo ran no program' in x
                             for x in reasons(r, 2)), r['reasons'])
 
-    @unittest.expectedFailure  # issue 42: class 0 today
     def test_a_log_without_harness_start_or_its_end_is_class_2(self):
         lines = log_lines('clean.log')
         no_start = delete(lines, r'^@@@ HARNESS START')
@@ -159,7 +155,6 @@ class RunShape(unittest.TestCase):
         res, r = parse_lines(cut)
         self.assertEqual(2, res.exit_class)
 
-    @unittest.expectedFailure  # issue 42: class 0 today
     def test_stray_ktap_between_suites_is_class_2(self):
         lines = insert(log_lines('clean.log'), r'^@@@ HARNESS SUITE-DONE',
                        ['TAP version 13', '1..1', 'ok 1 stray'], after=True)
