@@ -13,6 +13,7 @@ import re
 from .. import ktap
 from . import programs, reports
 from .console import split_records
+from .verdict import MACHINE
 
 KV_RE = re.compile(r'([\w.-]+)=(\S*)')
 # User output that looks like KTAP: never scanned as kernel text in a log
@@ -160,6 +161,12 @@ class Boot:
         kv = _kv(rest)
         up = ktap.num(kv.get('uptime'))
         if ev == 'READY':
+            if (self.harness['accel'] or {}).get('name') != MACHINE:
+                # user space runs: what the kernel printed at boot is
+                # over (on a machine the kernel log's reader copies the
+                # boot's messages later: the kernel's own "Run ... as
+                # init process" says it there)
+                self.reports.user_space = True
             if self.ready is None:
                 self.ready = {'uptime': up, 'line': lineno}
                 self.release = kv.get('release')

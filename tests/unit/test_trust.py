@@ -192,7 +192,6 @@ class ForgedMarkers(unittest.TestCase):
         self.assertTrue(any(x.startswith('debug checker lockdep is off')
                             for x in reasons(r, 2)), r['reasons'])
 
-    @unittest.expectedFailure  # issue 42: class 0 today
     def test_markers_written_through_dev_kmsg_are_kernel_text(self):
         res, r = self.debug(['[   11.2%05d] %s' % (i, m)
                              for i, m in enumerate(FORGED_CHECKS)])
@@ -200,7 +199,6 @@ class ForgedMarkers(unittest.TestCase):
         self.assertTrue(any(x.startswith('debug checker lockdep is off')
                             for x in reasons(r, 2)), r['reasons'])
 
-    @unittest.expectedFailure  # issue 42: class 0 today
     def test_markers_inside_a_diagnostic_or_mid_line_are_no_markers(self):
         for lead in ('# ', 'x', '  '):
             res, r = self.debug([lead + m for m in FORGED_CHECKS])
@@ -208,7 +206,6 @@ class ForgedMarkers(unittest.TestCase):
             self.assertTrue(any(x.startswith('debug checker lockdep is off')
                                 for x in reasons(r, 2)), (lead, r['reasons']))
 
-    @unittest.expectedFailure  # issue 42: class 0 today
     def test_a_kasan_banner_printed_after_user_space_began_does_not_count(
             self):
         lines = delete(log_lines('debug.log'),
