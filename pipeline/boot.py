@@ -27,6 +27,7 @@ from pipeline import Fail, artifacts, sha256, testsel
 from pipeline.artifacts import boot_files
 from pipeline.cli import Command
 from pipeline.results import PATTERNS_FILE as PATTERNS
+from pipeline.results.verdict import console_level_problem
 
 TOP = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 Variant = dict[str, Any]     # a variant.json
@@ -253,6 +254,10 @@ def harness(artifacts: str, v: Variant, log: str, suites: list[str],
             reason: str = '', rootfs: str | None = None,
             plan_out: str | None = None) -> list[str]:
     p = v['params']
+    # a verdict boot sees kernel reports on its console only
+    why = console_level_problem(p['cmdline'])
+    if why:
+        raise Fail('%s refused: %s' % (v['variant'], why))
     accel, _, reason = accel_plan(v, accel, reason)
     suites = selected_suites(v, suites, globs)
     if plan_out:

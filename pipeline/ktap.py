@@ -46,19 +46,14 @@ output at the top, and nested):
 - its metrics: "# metric: K=V" lines (ksft_print_msg; TH_LOG's
   "# file:line:test:metric: K=V") since the previous result of its depth;
 - its log excerpt: the lines since the previous result of its depth, or
-  from its header on, up to its own result line: every line fed at that
-  depth or deeper, and the lines that are only noted (kernel text that
-  came in between, a log's cut-off last line), but not its depth's own
-  version, plan and duration lines (they are the structure, not the
-  test's output).
+  from its header on, up to its own result line, at that depth or deeper
+  and the noted ones (kernel text, a cut-off last line), not its depth's
+  own version, plan and duration lines (structure, not output).
 
-The one rule every document is held to, at every depth (check_document,
-kunit_parser's): its results are numbered 1, 2, ... in order, no number
-twice, none beyond its plan; a result that breaks it is an error with the
-reason ("expected test number 2, found 1"; a failure stays a failure,
-the reason added); results the plan announced
-that never came are counted missing; a plan of none ("1..0") needs a
-SKIP reason ("1..0 # SKIP why").
+One rule holds every document at every depth (check_document, as
+kunit_parser's): results numbered 1, 2, ... in order, none twice, none
+beyond the plan (else an error with the reason; a failure stays one);
+missing ones counted; a plan of none ("1..0") only with a SKIP reason.
 
 Why not tools/testing/kunit/kunit_parser.py of the kernel tree: it nests by
 indentation only (kselftest's "# " nesting is read as diagnostics, so every
@@ -69,6 +64,8 @@ Python 3.11 standard library only.
 """
 
 import re
+
+from .ktaptree import counts, flatten  # noqa: F401 (ktap.flatten, ktap.counts)
 
 # A result line: "ok 1 name # DIRECTIVE reason" (the "- " before the name
 # is TAP 13 style, kept by some programs).
@@ -139,14 +136,11 @@ def outcome(ok, directive):
 
 def check_document(plan, numbers, skip=None):
     """The one KTAP rule, as kunit_parser applies it, for one document:
-    PLAN its plan (None: none printed), NUMBERS its results' numbers in
-    the order printed (None for a place whose result line never came: a
-    parent whose output ended), SKIP the reason a "1..0 # SKIP why" plan
-    gave. Returns (problems, missing): {index in NUMBERS: why that result
-    breaks the rule}, with 'doc': why the document itself breaks it (a
-    plan of none without a SKIP reason); and the numbers the plan
-    announced that never came (the plan less the results printed, as
-    kunit_parser counts them)."""
+    PLAN its plan (None: none), NUMBERS its results' numbers as printed
+    (None: a parent whose result never came), SKIP a "1..0 # SKIP why"
+    plan's reason. Returns ({index in NUMBERS, or 'doc' for the document:
+    why it breaks the rule}, the numbers the plan announced that never
+    came: the plan less the results printed, as kunit_parser counts)."""
     problems = {}
     for i, n in enumerate(numbers):
         if n is None:
@@ -416,10 +410,8 @@ class Parser:
 
 
 def _judge(t):
-    """Hold every document below T, at every depth, to check_document:
-    a result that breaks the rule becomes an error with the reason; T
-    records the missing numbers and its documents' own violations (a
-    nested one makes T an error)."""
+    """Every document below T, at every depth, held to check_document:
+    results that break it get the reason (not a failure: an error)."""
     docs = {}
     for s in t.subtests:
         docs.setdefault(int(s.key.split('.')[0]), []).append(s)
@@ -472,62 +464,6 @@ def parse(lines):
         else:
             p.feed(n, item)
     return p.finish()
-
-
-def _unique(names, name):
-    if name not in names:
-        names.add(name)
-        return name
-    i = 2
-    while '%s#%d' % (name, i) in names:
-        i += 1
-    name = '%s#%d' % (name, i)
-    names.add(name)
-    return name
-
-
-def flatten(root, prefix=()):
-    """Every test of the tree, parents before their subtests, as dicts:
-    path (list of names from the top; a name repeated among siblings gets
-    "#2", "#3"), id ("/".join(path)), key (the same path by position:
-    "<document>.<number>" at each depth, for matching one test across runs
-    when a program puts its outcome in the name, as ksft_test_result_fail()
-    callers often do: "futex_requeue many returned: 11" / "futex_requeue
-    many succeeds"), status, directive, reason,
-    duration_ms, depth, number, line, leaf, subtests/missing counts,
-    collection, metrics, excerpt (the test's log, newline-joined)."""
-    out = []
-
-    def walk(t, path, keys):
-        names = set()
-        for s in t.subtests:
-            p = path + (_unique(names, s.name),)
-            k = keys + (s.key,)
-            out.append({
-                'path': list(p), 'id': '/'.join(p), 'name': s.name,
-                'key': '/'.join(k),
-                'status': s.status, 'directive': s.directive,
-                'reason': s.reason, 'duration_ms': s.duration_ms,
-                'depth': s.depth, 'number': s.number, 'line': s.line,
-                'leaf': not s.subtests, 'subtests': len(s.subtests),
-                'missing': s.missing(), 'bail_out': s.bail_out,
-                'collection': s.collection, 'metrics': s.metrics,
-                'excerpt': '\n'.join(s.log),
-            })
-            walk(s, p, k)
-
-    walk(root, tuple(prefix), tuple(prefix))
-    return out
-
-
-def counts(tests, leaves_only=True):
-    """{'pass': n, 'fail': n, 'skip': n, 'error': n} over flatten() output."""
-    c = {'pass': 0, 'fail': 0, 'skip': 0, 'error': 0}
-    for t in tests:
-        if leaves_only and not t['leaf']:
-            continue
-        c[t['status']] += 1
-    return c
 
 
 def main(argv=None):

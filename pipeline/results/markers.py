@@ -25,7 +25,8 @@ KTAP_SHAPED_RE = re.compile(
 # The harness lines (PROTOCOL.md) kept as events in results.json.
 HARNESS_EVENTS = ('BOOT-TIMEOUT', 'SUITE-TIMEOUT', 'SILENCE', 'PANIC',
                   'FINAL-TIMEOUT', 'POWEROFF-TIMEOUT', 'INTERRUPTED',
-                  'QEMU-EXIT', 'SUITE-DONE', 'END', 'READY-SEEN')
+                  'QEMU-EXIT', 'SUITE-DONE', 'END', 'READY-SEEN',
+                  'NO-KERNEL-LOG')
 
 
 def _kv(s):
@@ -112,6 +113,8 @@ class Boot:
             h['end_elapsed_s'] = ktap.num(_kv(rest).get('elapsed'))
         elif ev == 'PANIC':
             self.harness_panic = True
+        elif ev == 'NO-KERNEL-LOG':
+            h['no_kernel_log'] = rest.strip() or 'unknown'
         if ev in HARNESS_EVENTS:
             h['events'].append({'event': ev, 'line': lineno,
                                 'args': _kv(rest)})

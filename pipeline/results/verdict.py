@@ -5,10 +5,9 @@ here (the classes: expect-scripts/PROTOCOL.md).
 Python 3.11 standard library only (Debian 12).
 """
 
-import json
-
 from .. import testsel
 from ..models import BootResult, ExitClass, Layout, Reason, Status, TestResult
+from .plan import plan_errors
 
 # PROTOCOL.md: any program exit status but 0 is a failure (class 1). Even
 # kselftest's 4 (KSFT_SKIP): the guest's SUITE-END rc counts it as a
@@ -138,6 +137,16 @@ def _assemble(ps, variant, log_path, plan=None):
     if ps.ready is None:
         reasons.append(Reason(2, 'no READY marker: the boot did not '
                               'complete'))
+    if h.get('no_kernel_log'):
+        reasons.append(Reason(2, 'the kernel log cannot be read (%s): '
+                              'kernel reports would go unseen'
+                              % h['no_kernel_log']))
+    if (h['accel'] or {}).get('name') != MACHINE:
+        # (a machine's kernel log is read whole from /dev/kmsg)
+        why = console_level_problem(ps.reports.cmdline or '') or \
+            console_level_problem(_append(h['qemu_cmdline']))
+        if why:
+            reasons.append(Reason(2, why))
     st = h['qemu_exit_status']
     if st not in (None, 0) and \
             not any(p['kind'] == 'panic' for p in problems) and \
@@ -239,6 +248,49 @@ def _assemble(ps, variant, log_path, plan=None):
         suites=suites,
         harness={k: v for k, v in h.items() if k != 'start'},
     )
+
+
+def console_level_problem(cmdline):
+    """Why the kernel command line CMDLINE (text) keeps warnings off the
+    console, or None. WARNING, lockdep, kmemleak and the other reports
+    are found on the console only; a message shows there when its level
+    (warning: 4) is below the console's, which `quiet` sets to 4 and
+    `loglevel=N` to N (the last one given wins; `ignore_loglevel` shows
+    everything)."""
+    level = why = None
+    for w in cmdline.split():
+        w = w.strip('\'"')
+        if w == 'ignore_loglevel':
+            return None
+        if w == 'quiet':
+            level, why = 4, w
+        elif w == 'debug':
+            level, why = 10, w
+        elif w.startswith('loglevel='):
+            try:
+                level, why = int(w.split('=', 1)[1]), w
+            except ValueError:
+                pass
+    if level is None or level > 4:
+        return None
+    return ("the kernel command line's '%s' keeps warnings off the console "
+            "(console level %d; a warning is 4): WARNING, lockdep and "
+            "kmemleak reports would go unseen, so a verdict boot needs "
+            "neither quiet nor a loglevel below 5" % (why, level))
+
+
+def _append(qemu):
+    """The -append argument of the QEMU command line QEMU (the harness's
+    line: its words joined by spaces), as far as it can be told."""
+    words = (qemu or '').split()
+    if '-append' not in words:
+        return ''
+    out = []
+    for w in words[words.index('-append') + 1:]:
+        if w.startswith('-') and w != '--':
+            break
+        out.append(w)
+    return ' '.join(out)
 
 
 def _duration(x):
@@ -391,71 +443,3 @@ def _check_tests(suite, prog, want, tests, ps):
             note='planned (the program lists it) but no result in the '
             'console log', explained_by=[],
             program_ended=prog['complete'], program_failed=failed))
-
-
-# plan.json (pipeline/boot.py's plan()): every key, and its type
-PLAN_KEYS = {'format': str, 'variant': str, 'tests': list, 'suites': list,
-             'checkers': list, 'final': str}
-SUITE_KEYS = {'name': str, 'programs': list, 'optional': list,
-              'tests': dict}
-
-
-def plan_errors(plan):
-    """What makes PLAN no plan scripts/pipeline boot plan writes: a key
-    missing or of another type, at the top or in a suite (benchmarks is
-    the one optional key). [] when it is one."""
-    if not isinstance(plan, dict):
-        return ['it is a JSON %s, not an object' % type(plan).__name__]
-    out = []
-
-    def strings(x, where):
-        if not isinstance(x, list) or \
-                not all(isinstance(i, str) for i in x):
-            out.append('%s is not a list of strings' % where)
-
-    def keys(d, spec, where):
-        for k, t in spec.items():
-            if k not in d:
-                out.append('%s has no %r' % (where, k))
-            elif not isinstance(d[k], t):
-                out.append('%s%r is a %s, not a %s' % (
-                    where + ' ' if where != 'the plan' else '', k,
-                    type(d[k]).__name__, t.__name__))
-    keys(plan, PLAN_KEYS, 'the plan')
-    if out:
-        return out
-    if plan['format'] != 'kernel-pipeline-plan/1':
-        out.append("format is %r, not 'kernel-pipeline-plan/1'"
-                   % plan['format'])
-    for k in ('tests', 'checkers'):
-        strings(plan[k], k)
-    for i, sp in enumerate(plan['suites']):
-        where = 'suite %d' % (i + 1)
-        if not isinstance(sp, dict):
-            out.append('%s is not an object' % where)
-            continue
-        keys(sp, SUITE_KEYS, where)
-        if out:
-            continue
-        where = 'suite %s' % sp['name']
-        strings(sp['programs'], where + "'s programs")
-        strings(sp['optional'], where + "'s optional")
-        if 'benchmarks' in sp:
-            strings(sp['benchmarks'], where + "'s benchmarks")
-        for prog, tests in sp['tests'].items():
-            strings(tests, '%s\'s tests of %s' % (where, prog))
-    return out
-
-
-def read_plan(path):
-    """A plan written by scripts/pipeline boot plan --plan-out."""
-    with open(path, encoding='utf-8') as f:
-        try:
-            plan = json.load(f)
-        except ValueError as e:
-            raise OSError('%s is not valid JSON: %s' % (path, e)) from None
-    if not isinstance(plan, dict) or \
-            plan.get('format') != 'kernel-pipeline-plan/1':
-        raise OSError('%s is not a plan (kernel-pipeline-plan/1)' % path)
-    return plan
-

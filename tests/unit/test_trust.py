@@ -226,7 +226,6 @@ class ConsoleLevel(unittest.TestCase):
     """Item 5 (issue's "what to build"): a console that hides warnings
     cannot give a verdict."""
 
-    @unittest.expectedFailure  # issue 42: class 0 today
     def test_quiet_or_a_low_loglevel_is_class_2(self):
         lines = log_lines('clean.log')
         for arg in ('quiet', 'loglevel=4', 'loglevel=1'):
