@@ -220,8 +220,10 @@ def plan(artifacts: str, v: Variant, suites: list[str],
     """What one boot must run: per suite its programs, and the tests of
     those that list them (variant.json's suites.*.tests, from each
     program's "-l" or "--list" at build time). A program whose selection
-    depends on its test names (a glob reaching inside it) is optional:
-    run-suite runs it only if one of its tests matches. A suite's
+    depends on its test names (a glob reaching inside it) must run when
+    one of the tests it lists matches, or when it lists none (run-suite
+    runs it whole); only one whose listed tests all miss is optional
+    (run-suite leaves it out). A suite's
     benchmarks (suite.conf, as test-id globs in variant.json, where a
     suite has any) go along: parse-console gives a benchmark that ran its
     own status, never a pass."""
@@ -231,15 +233,16 @@ def plan(artifacts: str, v: Variant, suites: list[str],
         lists = v['suites'][s].get('tests', {})
         for prog in v['suites'][s]['programs']:
             sel = testsel.selects(globs, s, prog)
-            if sel is True:
-                progs.append(prog)
-            elif sel is None:
-                optional.append(prog)
             if sel is not False and prog in lists:
                 # the program's own list of its tests (build time), as
                 # far as the globs select them
                 tests[prog] = [t for t in lists[prog]
                                if testsel.selects(globs, s, prog, t)]
+            if sel is True or (sel is None and (
+                    prog not in lists or tests[prog])):
+                progs.append(prog)
+            elif sel is None:
+                optional.append(prog)
         out.append({'name': s, 'programs': progs, 'optional': optional,
                     'tests': tests})
         if v['suites'][s].get('benchmarks'):

@@ -146,9 +146,15 @@ class PlanTest(unittest.TestCase):
         a = Artifacts(self)
         p = boot.plan(a.dir, a.v, ['smoke'], ['smoke/two/a'])
         s = p['suites'][0]
-        self.assertEqual([], s['programs'])
-        self.assertEqual(['two'], s['optional'])
+        # two lists 'a': it must run (issue 42: it was optional)
+        self.assertEqual(['two'], s['programs'])
+        self.assertEqual([], s['optional'])
         self.assertEqual({'two': ['a']}, s['tests'])
+        # a glob into every program: ok lists nothing (it runs whole),
+        # none of two's tests matches (run-suite leaves it out)
+        s = boot.plan(a.dir, a.v, ['smoke'], ['smoke/*/c'])['suites'][0]
+        self.assertEqual((['ok'], ['two'], {'two': []}),
+                         (s['programs'], s['optional'], s['tests']))
 
     def test_debug_checkers_need_the_final_command(self):
         a = Artifacts(self, config='CONFIG_PROVE_LOCKING=y\nCONFIG_KASAN=y\n')

@@ -246,3 +246,42 @@ class ConsoleLevel(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class TestsSelection(unittest.TestCase):
+    """Item 7: a program whose own test list matches the TESTS selection
+    must run (it was optional, and could vanish)."""
+
+    def plan(self, globs):
+        """The plan boot plan makes for the recorded isolated run's
+        suites, programs and their test lists, with TESTS GLOBS."""
+        import tempfile
+        from pipeline import boot
+        rec = plan_of('isolated.plan.json')
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        os.makedirs(os.path.join(d.name, 'isolated'))
+        with open(os.path.join(d.name, 'isolated', 'config'), 'w',
+                  encoding='utf-8') as f:
+            f.write('CONFIG_X=y\n')
+        v = {'variant': 'isolated', 'kernel': {'variant': 'isolated'},
+             'params': {'cmdline': '', 'final': ''},
+             'suites': {s['name']: {'programs': s['programs'],
+                                    'tests': s['tests']}
+                        for s in rec['suites']}}
+        return boot.plan(d.name, v, ['smoke', 'isolation'], globs)
+
+    def test_a_selected_program_that_vanished_is_class_2(self):
+        plan = self.plan(['smoke', 'isolation/cost', 'isolation/effect',
+                          'isolation/stress', 'isolation/*/global.*'])
+        iso = plan['suites'][1]
+        self.assertIn('lifetime', iso['programs'])
+        lines = log_lines('isolated.log')
+        res, r = parse_lines(lines, plan)
+        self.assertEqual(0, res.exit_class, r['reasons'])
+        gone = delete(lines, r'^@@@ TEST-BEGIN isolation/lifetime',
+                      r'^@@@ TEST-END isolation/lifetime')
+        res, r = parse_lines(gone, plan)
+        self.assertEqual(2, res.exit_class)
+        self.assertIn('test isolation/lifetime: planned but never began',
+                      [x.split(';')[0] for x in reasons(r, 2)])
