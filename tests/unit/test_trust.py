@@ -14,13 +14,9 @@ import unittest
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_results import (checks, delete, insert, log_lines,  # noqa: E402
-                          parse_lines, plan_of, reasons, results)
+                          parse_lines, plan_of, reasons)
 
 DONE = '^# kmemleak-scan: done'
-
-
-def classes(r):
-    return sorted({x['class'] for x in r['reasons']})
 
 
 class OneKtapRule(unittest.TestCase):
