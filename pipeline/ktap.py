@@ -214,7 +214,7 @@ def _opener(text):
                 RESULT_RE.match(text))
 
 
-def _structural(text):
+def structural(text):
     """KTAP structure: a version line, a plan, a result, a bail out."""
     return bool(VERSION_RE.match(text) or PLAN_RE.match(text) or
                 RESULT_RE.match(text) or BAIL_RE.match(text))
@@ -303,7 +303,7 @@ class Parser:
     def feed(self, lineno, text):
         text = text.rstrip('\r\n')
         rems, new = self._split(text)
-        if new is None and not any(_structural(r) for r in rems):
+        if new is None and not any(structural(r) for r in rems):
             m = GLUED_RE.match(text)
             if m and m.group(1).strip():
                 self.feed(lineno, m.group(1))
@@ -320,7 +320,7 @@ class Parser:
         else:
             depth = None
             for k in range(len(rems) - 1, -1, -1):
-                if _structural(rems[k]):
+                if structural(rems[k]):
                     depth = k
                     break
             if depth is None:

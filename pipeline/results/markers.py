@@ -222,7 +222,7 @@ class Boot:
             return
         if self.program is None and (self.harness['start'] is not None or
                                      self.ready is not None) and \
-                ktap._structural(text):
+                ktap.structural(text):
             # KTAP between the markers of a run, outside any program
             # (between suites, before READY): no program owns it, so
             # nothing counts it; the verdict names it
