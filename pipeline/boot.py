@@ -27,6 +27,7 @@ from pipeline import Fail, artifacts, sha256, testsel, top
 from pipeline.artifacts import boot_files
 from pipeline.cli import Command
 from pipeline.results import PATTERNS_FILE as PATTERNS
+from pipeline.results.verdict import console_level_problem
 
 Variant = dict[str, Any]     # a variant.json
 
@@ -218,8 +219,10 @@ def plan(artifacts: str, v: Variant, suites: list[str],
     """What one boot must run: per suite its programs, and the tests of
     those that list them (variant.json's suites.*.tests, from each
     program's "-l" or "--list" at build time). A program whose selection
-    depends on its test names (a glob reaching inside it) is optional:
-    run-suite runs it only if one of its tests matches. A suite's
+    depends on its test names (a glob reaching inside it) must run when
+    one of the tests it lists matches, or when it lists none (run-suite
+    runs it whole); only one whose listed tests all miss is optional
+    (run-suite leaves it out). A suite's
     benchmarks (suite.conf, as test-id globs in variant.json, where a
     suite has any) go along: parse-console gives a benchmark that ran its
     own status, never a pass."""
@@ -229,15 +232,16 @@ def plan(artifacts: str, v: Variant, suites: list[str],
         lists = v['suites'][s].get('tests', {})
         for prog in v['suites'][s]['programs']:
             sel = testsel.selects(globs, s, prog)
-            if sel is True:
-                progs.append(prog)
-            elif sel is None:
-                optional.append(prog)
             if sel is not False and prog in lists:
                 # the program's own list of its tests (build time), as
                 # far as the globs select them
                 tests[prog] = [t for t in lists[prog]
                                if testsel.selects(globs, s, prog, t)]
+            if sel is True or (sel is None and (
+                    prog not in lists or tests[prog])):
+                progs.append(prog)
+            elif sel is None:
+                optional.append(prog)
         out.append({'name': s, 'programs': progs, 'optional': optional,
                     'tests': tests})
         if v['suites'][s].get('benchmarks'):
@@ -252,6 +256,10 @@ def harness(artifacts: str, v: Variant, log: str, suites: list[str],
             reason: str = '', rootfs: str | None = None,
             plan_out: str | None = None) -> list[str]:
     p = v['params']
+    # a verdict boot sees kernel reports on its console only
+    why = console_level_problem(p['cmdline'])
+    if why:
+        raise Fail('%s refused: %s' % (v['variant'], why))
     accel, _, reason = accel_plan(v, accel, reason)
     suites = selected_suites(v, suites, globs)
     if plan_out:

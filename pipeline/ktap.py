@@ -46,11 +46,14 @@ output at the top, and nested):
 - its metrics: "# metric: K=V" lines (ksft_print_msg; TH_LOG's
   "# file:line:test:metric: K=V") since the previous result of its depth;
 - its log excerpt: the lines since the previous result of its depth, or
-  from its header on, up to its own result line: every line fed at that
-  depth or deeper, and the lines that are only noted (kernel text that
-  came in between, a log's cut-off last line), but not its depth's own
-  version, plan and duration lines (they are the structure, not the
-  test's output).
+  from its header on, up to its own result line, at that depth or deeper
+  and the noted ones (kernel text, a cut-off last line), not its depth's
+  own version, plan and duration lines (structure, not output).
+
+One rule holds every document at every depth (check_document, as
+kunit_parser's): results numbered 1, 2, ... in order, none twice, none
+beyond the plan (else an error with the reason; a failure stays one);
+missing ones counted; a plan of none ("1..0") only with a SKIP reason.
 
 Why not tools/testing/kunit/kunit_parser.py of the kernel tree: it nests by
 indentation only (kselftest's "# " nesting is read as diagnostics, so every
@@ -62,11 +65,15 @@ Python 3.11 standard library only.
 
 import re
 
+from .ktaptree import counts, flatten  # noqa: F401 (ktap.flatten, ktap.counts)
+
 # A result line: "ok 1 name # DIRECTIVE reason" (the "- " before the name
 # is TAP 13 style, kept by some programs).
 RESULT_RE = re.compile(
     r'^(not ok|ok)\s+(\d+)\b(?:\s*-)?\s*([^#]*?)\s*(?:#\s*(.*?))?\s*$')
 PLAN_RE = re.compile(r'^1\.\.(\d+)\b')
+# "1..0 # SKIP why": a document that has nothing to run, and says why
+PLAN_SKIP_RE = re.compile(r'^1\.\.\d+\s*#\s*SKIP\b\s*(.*?)\s*$', re.I)
 VERSION_RE = re.compile(r'^K?TAP version \d+\s*$')
 BAIL_RE = re.compile(r'^Bail out!\s*(.*)$')
 DURATION_RE = re.compile(r'^#\s*duration_ms=(\d+(?:\.\d+)?)\s*$')
@@ -127,6 +134,29 @@ def outcome(ok, directive):
     return 'fail', word, ('timeout ' + text).strip()
 
 
+def check_document(plan, numbers, skip=None):
+    """The one KTAP rule, as kunit_parser applies it, for one document:
+    PLAN its plan (None: none), NUMBERS its results' numbers as printed
+    (None: a parent whose result never came), SKIP a "1..0 # SKIP why"
+    plan's reason. Returns ({index in NUMBERS, or 'doc' for the document:
+    why it breaks the rule}, the numbers the plan announced that never
+    came: the plan less the results printed, as kunit_parser counts)."""
+    problems = {}
+    for i, n in enumerate(numbers):
+        if n is None:
+            continue
+        if plan is not None and n > plan:
+            problems[i] = 'result %d is beyond the plan 1..%d' % (n, plan)
+        elif n != i + 1:
+            problems[i] = 'expected test number %d, found %d%s' % (
+                i + 1, n, ' (a repeat)' if n in numbers[:i] else '')
+    if plan == 0 and not skip:
+        problems['doc'] = 'the plan 1..0 gives no SKIP reason ' \
+            '("1..0 # SKIP why"): nothing ran, and nothing says why'
+    missing = list(range(len(numbers) + 1, (plan or 0) + 1))
+    return problems, missing
+
+
 class Test:
     """One result line and what nested under it."""
 
@@ -143,6 +173,9 @@ class Test:
         self.metrics = {}
         self.plan = None              # the plan of its subtests' document(s)
         self.plans = {}               # per document of them (1, 2, ...)
+        self.plan_skips = {}          # per document: "1..0 # SKIP why"
+        self.missing_numbers = []     # (document, number): check_document
+        self.violations = []          # its documents' own (1..0 unsaid)
         self.subtests = []
         self.log = []                 # lines since the previous sibling
         self.bail_out = None          # the "Bail out!" line below it
@@ -152,10 +185,9 @@ class Test:
                                       # never came
 
     def missing(self):
-        """Subtests the plan announced that never reported."""
-        if self.plan is None:
-            return 0
-        return max(0, self.plan - len(self.subtests))
+        """Subtests the plans announced that never reported (per
+        document, check_document)."""
+        return len(self.missing_numbers)
 
 
 class _Level:
@@ -166,6 +198,7 @@ class _Level:
         self.results = []
         self.plan = None
         self.plans = {}                 # document -> its plan
+        self.plan_skips = {}            # document -> "1..0 # SKIP" reason
         self.docs = 0                   # documents so far at this depth
         self.doc_plan = False           # the current one had its plan
         self.log = []
@@ -181,7 +214,8 @@ def _opener(text):
                 RESULT_RE.match(text))
 
 
-def _structural(text):
+def structural(text):
+    """KTAP structure: a version line, a plan, a result, a bail out."""
     return bool(VERSION_RE.match(text) or PLAN_RE.match(text) or
                 RESULT_RE.match(text) or BAIL_RE.match(text))
 
@@ -243,6 +277,7 @@ class Parser:
         t.subtests = lv.results
         t.plan = lv.plan
         t.plans = lv.plans
+        t.plan_skips = lv.plan_skips
         t.bail_out = lv.bail_out
 
     def _split(self, text):
@@ -268,7 +303,7 @@ class Parser:
     def feed(self, lineno, text):
         text = text.rstrip('\r\n')
         rems, new = self._split(text)
-        if new is None and not any(_structural(r) for r in rems):
+        if new is None and not any(structural(r) for r in rems):
             m = GLUED_RE.match(text)
             if m and m.group(1).strip():
                 self.feed(lineno, m.group(1))
@@ -285,7 +320,7 @@ class Parser:
         else:
             depth = None
             for k in range(len(rems) - 1, -1, -1):
-                if _structural(rems[k]):
+                if structural(rems[k]):
                     depth = k
                     break
             if depth is None:
@@ -308,6 +343,9 @@ class Parser:
             lv.doc_plan = True
             lv.plan = (lv.plan or 0) + int(m.group(1))
             lv.plans[lv.docs] = int(m.group(1))
+            sk = PLAN_SKIP_RE.match(body)
+            if sk:
+                lv.plan_skips[lv.docs] = sk.group(1) or None
             return
         if BAIL_RE.match(body):
             lv.bail_out = body
@@ -367,7 +405,39 @@ class Parser:
         self._adopt(root, lv)
         root.header = lv.header
         root.log = _cap(lv.log)
+        _judge(root)
         return root
+
+
+def _judge(t):
+    """Every document below T, at every depth, held to check_document:
+    results that break it get the reason (not a failure: an error)."""
+    docs = {}
+    for s in t.subtests:
+        docs.setdefault(int(s.key.split('.')[0]), []).append(s)
+    t.missing_numbers = []
+    t.violations = []
+    for d in sorted(set(docs) | set(t.plans)):
+        subs = docs.get(d, [])
+        problems, missing = check_document(
+            t.plans.get(d), [s.number for s in subs], t.plan_skips.get(d))
+        for i, why in problems.items():
+            if i == 'doc':
+                t.violations.append(why)
+                continue
+            # a failure stays one (the reason says more); a pass or a
+            # skip that breaks the rule cannot be counted: an error
+            s = subs[i]
+            s.reason = why + ('; ' + s.reason if s.reason else '')
+            if s.status != 'fail':
+                s.status = 'error'
+                s.directive = None
+        t.missing_numbers += [(d, n) for n in missing]
+    if t.violations and t.depth >= 0 and t.status not in ('fail', 'error'):
+        t.status = 'error'
+        t.reason = '; '.join(t.violations)
+    for s in t.subtests:
+        _judge(s)
 
 
 def _cap(lines, limit=EXCERPT_LINES):
@@ -394,62 +464,6 @@ def parse(lines):
         else:
             p.feed(n, item)
     return p.finish()
-
-
-def _unique(names, name):
-    if name not in names:
-        names.add(name)
-        return name
-    i = 2
-    while '%s#%d' % (name, i) in names:
-        i += 1
-    name = '%s#%d' % (name, i)
-    names.add(name)
-    return name
-
-
-def flatten(root, prefix=()):
-    """Every test of the tree, parents before their subtests, as dicts:
-    path (list of names from the top; a name repeated among siblings gets
-    "#2", "#3"), id ("/".join(path)), key (the same path by position:
-    "<document>.<number>" at each depth, for matching one test across runs
-    when a program puts its outcome in the name, as ksft_test_result_fail()
-    callers often do: "futex_requeue many returned: 11" / "futex_requeue
-    many succeeds"), status, directive, reason,
-    duration_ms, depth, number, line, leaf, subtests/missing counts,
-    collection, metrics, excerpt (the test's log, newline-joined)."""
-    out = []
-
-    def walk(t, path, keys):
-        names = set()
-        for s in t.subtests:
-            p = path + (_unique(names, s.name),)
-            k = keys + (s.key,)
-            out.append({
-                'path': list(p), 'id': '/'.join(p), 'name': s.name,
-                'key': '/'.join(k),
-                'status': s.status, 'directive': s.directive,
-                'reason': s.reason, 'duration_ms': s.duration_ms,
-                'depth': s.depth, 'number': s.number, 'line': s.line,
-                'leaf': not s.subtests, 'subtests': len(s.subtests),
-                'missing': s.missing(), 'bail_out': s.bail_out,
-                'collection': s.collection, 'metrics': s.metrics,
-                'excerpt': '\n'.join(s.log),
-            })
-            walk(s, p, k)
-
-    walk(root, tuple(prefix), tuple(prefix))
-    return out
-
-
-def counts(tests, leaves_only=True):
-    """{'pass': n, 'fail': n, 'skip': n, 'error': n} over flatten() output."""
-    c = {'pass': 0, 'fail': 0, 'skip': 0, 'error': 0}
-    for t in tests:
-        if leaves_only and not t['leaf']:
-            continue
-        c[t['status']] += 1
-    return c
 
 
 def main(argv=None):

@@ -10,6 +10,13 @@
  * The program writes to a pseudo-terminal rather than a pipe so that stdio
  * is line buffered: when a test hangs or the kernel dies, the lines printed
  * so far are already on the console instead of lost in a buffer.
+ *
+ * Markers (expect-scripts/PROTOCOL.md, "@@@ ...") are the runner's and the
+ * harness's alone: no "@@@" of the program's output reaches the console
+ * ("@@@" becomes "@@ @", on stdout and stderr alike), except a whole line
+ * "@@@ RETRY ..." (a kselftest target's program, scripts/kselftest-suite,
+ * writes it; the host takes it only from that program). A line longer than
+ * the buffer goes out in pieces, its newline kept.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,6 +43,23 @@ static int is_result(const char *line)
 	return strncmp(line, "ok ", 3) == 0 || strncmp(line, "not ok ", 7) == 0;
 }
 
+/*
+ * Copy @n bytes of @s to stdout, never three '@' in a row: @at counts the
+ * '@' the line has just printed (a line may go out in pieces).
+ */
+static void put_escaped(const char *s, size_t n, int *at)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] != '@') {
+			*at = 0;
+		} else if (++*at == 3) {
+			putchar(' ');
+			*at = 1;
+		}
+		putchar(s[i]);
+	}
+}
+
 static int open_pty(int *slave)
 {
 	struct termios tio;
@@ -59,6 +83,8 @@ int main(int argc, char **argv)
 	size_t len = 0;
 	double mark;
 	int master, slave, fds[2], status = 0, exited = 0;
+	int cont = 0;	/* the line's first piece went out already */
+	int at = 0;	/* '@' just printed on this line (put_escaped) */
 	pid_t pid;
 
 	if (argc < 2) {
@@ -109,25 +135,33 @@ int main(int argc, char **argv)
 		if (n <= 0)
 			break;
 		for (ssize_t i = 0; i < n; i++) {
-			if (len < sizeof(line) - 1)
-				line[len++] = buf[i];
-			if (buf[i] != '\n')
+			line[len++] = buf[i];
+			/* a full buffer goes out as a piece of its line */
+			if (buf[i] != '\n' && len < sizeof(line) - 1)
 				continue;
 			line[len] = '\0';
-			if (is_result(line)) {
+			if (cont) {
+				/* the rest of a long line: no result */
+			} else if (is_result(line)) {
 				printf("# duration_ms=%.0f\n", now_ms() - mark);
 				mark = now_ms();
 			} else if (strncmp(line, "#  RUN ", 7) == 0) {
 				mark = now_ms();
 			}
-			fputs(line, stdout);
+			if (!cont && strncmp(line, "@@@ RETRY ", 10) == 0)
+				fputs(line, stdout);
+			else
+				put_escaped(line, len, &at);
 			fflush(stdout);
+			cont = buf[i] != '\n';
+			if (!cont)
+				at = 0;
 			len = 0;
 		}
 	}
-	if (len) {
-		line[len] = '\0';
-		printf("%s\n", line);
+	if (len || cont) {
+		put_escaped(line, len, &at);
+		putchar('\n');
 	}
 	fflush(stdout);
 	if (!exited && waitpid(pid, &status, 0) < 0)

@@ -88,20 +88,22 @@ def ran_in(now: list) -> Scope:
 
 
 def planned_in(res: dict) -> Scope:
-    """A scope for lost(): what the run RES planned (its results.json
-    plan: programs, and the TESTS globs), else the programs it ran."""
+    """A scope for lost(): what the run RES meant to run (its results.json
+    plan: its suites, and the TESTS globs), else the programs it ran. A
+    program of a planned suite that is not in the plan at all, and that
+    TESTS would select, left the initramfs: its tests are in the scope
+    (the plan's own programs alone once hid that)."""
     plan = res.get('plan')
     if not plan:
         return ran_in(res.get('tests') or [])
-    progs = {'%s/%s' % (sp['name'], p) for sp in plan.get('suites', [])
-             for p in sp.get('programs', []) + sp.get('optional', [])}
+    suites = {sp['name'] for sp in plan.get('suites', [])}
     globs = plan.get('tests') or []
 
     def scope(tid):
         suite, prog, test = (tid.split('/', 2) + [None, None])[:3]
         if test is not None:
             test = testsel.test_part(test)
-        return '%s/%s' % (suite, prog) in progs and \
+        return suite in suites and \
             testsel.selects(globs, suite, prog, test) is not False
     return scope
 

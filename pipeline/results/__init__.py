@@ -15,6 +15,7 @@ answer and the classifier can be unit-tested on recorded logs.
                   programs and each program's KTAP output
     programs.py   a program's results from its KTAP output
     verdict.py    the exit class and its reasons: every class rule
+    plan.py       plan.json: its reader and its shape (plan_errors)
     writers.py    results.json, junit.xml, <suite>.ktap, the summary line
 
 Python 3.11 standard library only (Debian 12).
@@ -24,7 +25,7 @@ from ..models import CLASS_NAMES, ExitClass, Reason
 from . import markers, verdict
 from .console import read_log, split_records
 from .reports import PATTERNS_FILE, PatternError, load_patterns
-from .verdict import read_plan
+from .plan import read_plan
 from .writers import junit_tree, suite_ktap, summary_line, write_results
 
 __all__ = ['CLASS_NAMES', 'PATTERNS_FILE', 'PatternError', 'failure_result',

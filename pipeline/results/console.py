@@ -17,9 +17,13 @@ ANSI_RE = re.compile(r'\x1b(\[[0-9;?]*[ -/]*[@-~]|[()][0-9A-Za-z]|[=>78])')
 # control characters except tab, newline and carriage return
 CTRL_RE = re.compile(r'[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]')
 
-MARKER_IN_LINE_RE = re.compile(
-    r'@@@ (HARNESS|READY|SUITE-BEGIN|SUITE-END|TEST-BEGIN|TEST-END|CHECK|'
-    r'RETRY|FINAL-DONE)\b')
+# The harness's own line, written into the log after a partial guest line
+# (the shell's prompt): it starts a record of its own. The guest's markers
+# never do: they count only as whole lines at column 0 (guest output that
+# holds "@@@" elsewhere is no marker; ktap-run escapes a program's "@@@",
+# docs/architecture.md "Markers only their writer can write").
+HARNESS_IN_LINE_RE = re.compile(r'@@@ HARNESS \S')
+
 
 def strip_ts(text):
     """Line without its leading printk timestamp (and CPU/caller id)."""
@@ -70,17 +74,15 @@ def split_records(text):
         else:
             user = line
         if kern is not None:
+            # (a kernel record is whole: a "@@@" in it, which /dev/kmsg
+            # lets any program write, is kernel text, never a marker)
             kern = kern.replace('\r', '')
-            # a user marker glued after a kernel line without its newline
-            at = kern.find('@@@ ')
-            if at > 0:
-                kern, user = kern[:at], kern[at:]
             out.append((no, 'k', kern))
         if user is not None:
             user = user.replace('\r', '')
-            # a marker glued after user output that had no newline
-            # ("abc@@@ TEST-END ..."): the marker starts its own line
-            m2 = MARKER_IN_LINE_RE.search(user)
+            # the harness's line after guest output that had no newline
+            # ("guest:/# @@@ HARNESS SEND ..."): it starts its own record
+            m2 = HARNESS_IN_LINE_RE.search(user)
             if m2 and m2.start() > 0:
                 head, user = user[:m2.start()], user[m2.start():]
                 out.append((no, 'u', carry + head))

@@ -13,6 +13,7 @@ import re
 from .. import ktap
 from . import programs, reports
 from .console import split_records
+from .verdict import MACHINE
 
 KV_RE = re.compile(r'([\w.-]+)=(\S*)')
 # User output that looks like KTAP: never scanned as kernel text in a log
@@ -24,7 +25,8 @@ KTAP_SHAPED_RE = re.compile(
 # The harness lines (PROTOCOL.md) kept as events in results.json.
 HARNESS_EVENTS = ('BOOT-TIMEOUT', 'SUITE-TIMEOUT', 'SILENCE', 'PANIC',
                   'FINAL-TIMEOUT', 'POWEROFF-TIMEOUT', 'INTERRUPTED',
-                  'QEMU-EXIT', 'SUITE-DONE', 'END', 'READY-SEEN')
+                  'QEMU-EXIT', 'SUITE-DONE', 'END', 'READY-SEEN',
+                  'NO-KERNEL-LOG')
 
 
 def _kv(s):
@@ -61,6 +63,7 @@ class Boot:
         self.unplanned = []         # suite/program that ran, not planned
         self.final_done = None      # line of @@@ FINAL-DONE
         self.final_sent = None      # line of the SEND of the final command
+        self.stray = []             # (line, text): KTAP outside a program
 
     # ---- kernel problems ------------------------------------------------
     def _during(self):
@@ -110,6 +113,8 @@ class Boot:
             h['end_elapsed_s'] = ktap.num(_kv(rest).get('elapsed'))
         elif ev == 'PANIC':
             self.harness_panic = True
+        elif ev == 'NO-KERNEL-LOG':
+            h['no_kernel_log'] = rest.strip() or 'unknown'
         if ev in HARNESS_EVENTS:
             h['events'].append({'event': ev, 'line': lineno,
                                 'args': _kv(rest)})
@@ -159,6 +164,12 @@ class Boot:
         kv = _kv(rest)
         up = ktap.num(kv.get('uptime'))
         if ev == 'READY':
+            if (self.harness['accel'] or {}).get('name') != MACHINE:
+                # user space runs: what the kernel printed at boot is
+                # over (on a machine the kernel log's reader copies the
+                # boot's messages later: the kernel's own "Run ... as
+                # init process" says it there)
+                self.reports.user_space = True
             if self.ready is None:
                 self.ready = {'uptime': up, 'line': lineno}
                 self.release = kv.get('release')
@@ -208,6 +219,14 @@ class Boot:
             return
         if text.startswith('@@@ '):
             self.guest_line(lineno, text)
+            return
+        if self.program is None and (self.harness['start'] is not None or
+                                     self.ready is not None) and \
+                ktap.structural(text):
+            # KTAP between the markers of a run, outside any program
+            # (between suites, before READY): no program owns it, so
+            # nothing counts it; the verdict names it
+            self.stray.append((lineno, text))
             return
         if self.program is None and ktap.VERSION_RE.match(text):
             # KTAP without markers around it: an implicit program

@@ -165,15 +165,14 @@ class Program(Span):
         first = True
         missing = []
         out = []
+        if tree.violations or (tree.plan == 0 and not results):
+            # "1..0": without a SKIP reason an error; with one, the
+            # program's skip (never a program that vanished)
+            out.append(self._whole(tree, results))
         if tree.plan is not None:
-            got = {}
-            for t in tree.subtests:
-                got.setdefault(int(t.key.split('.')[0]), set()).add(t.number)
-            docs = max([k for k in tree.plans] + list(got) or [0])
-            for i in range(1, docs + 1):
-                for n in range(1, (tree.plans.get(i) or 0) + 1):
-                    if n not in got.get(i, ()):
-                        missing.append(n if i == 1 else (i, n))
+            # (pipeline/ktap.py's one rule counted them, per document)
+            missing = [n if d == 1 else (d, n)
+                       for d, n in tree.missing_numbers]
         elif not results:
             # a program that printed no result did not test anything, even
             # when it exited 0 (kunit.py: "0 tests run!")
@@ -210,6 +209,20 @@ class Program(Span):
                 status=Status.FAIL, note='program exited rc=%s' % self.rc,
                 excerpt='\n'.join(tree.log)))
         return out
+
+    def _whole(self, tree, results):
+        """The one result of a program whose KTAP plans none ("1..0"):
+        a skip with the reason its plan gave, or, when a plan of none
+        gives none, an error saying so."""
+        if tree.violations:
+            status, note, skip = Status.ERROR, '; '.join(tree.violations), None
+        else:
+            skip = '; '.join(r for r in tree.plan_skips.values() if r)
+            status, note = Status.SKIP, None
+        return TestResult(
+            id=self.id, suite=self.suite, program=self.name, name=self.name,
+            number=None, status=status, skip_reason=skip, note=note,
+            excerpt='\n'.join(tree.log), reports=None)
 
     def _nested(self, tree, failed):
         """A program whose results have subtests (kselftest's runner nests
@@ -261,6 +274,8 @@ class Program(Span):
                 # the runner's test and the result's own description
                 # (names may hold a "/": not split out of 'name')
                 head=f['path'][2], leaf=f['path'][-1]))
+        if tree.violations:
+            results.append(self._whole(tree, results))
         if tree.missing():
             why = '%d of %d results the runner announced never came' % (
                 tree.missing(), tree.plan)

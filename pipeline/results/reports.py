@@ -125,6 +125,10 @@ class Report:
         }
 
 
+# the kernel's last line before it starts user space (init/main.c)
+RUN_INIT_RE = re.compile(r'^Run \S+ as init process')
+
+
 class Reports:
     """The report collector: every line of kernel text, in order, and the
     reports it makes; also the boot facts only kernel text gives (its
@@ -139,8 +143,12 @@ class Reports:
         self.prev_kernel = None     # (lineno, text) of the last kernel line
         self.linux_version_release = None
         self.cmdline = None
-        # line of "KernelAddressSanitizer initialized"
+        # line of "KernelAddressSanitizer initialized", printed by the
+        # kernel: before user space began (no /dev/kmsg write can come
+        # earlier), the kernel's "Run /init as init process" or the guest's
+        # READY (userspace())
         self.kasan_banner = None
+        self.user_space = False
 
     def _close_splat(self):
         if self.splat is not None:
@@ -156,9 +164,11 @@ class Reports:
         report it starts, if it starts one."""
         self.kidx += 1
         body = strip_ts(text)
-        if self.kasan_banner is None and \
+        if self.kasan_banner is None and not self.user_space and \
                 'KernelAddressSanitizer initialized' in body:
             self.kasan_banner = lineno
+        if RUN_INIT_RE.match(body):
+            self.user_space = True
         if self.cmdline is None and body.startswith('Kernel command line:'):
             self.cmdline = body.split(':', 1)[1].strip()
         m = re.search(r'Linux version (\S+)', body)

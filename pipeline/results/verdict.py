@@ -5,10 +5,9 @@ here (the classes: expect-scripts/PROTOCOL.md).
 Python 3.11 standard library only (Debian 12).
 """
 
-import json
-
 from .. import testsel
 from ..models import BootResult, ExitClass, Layout, Reason, Status, TestResult
+from .plan import plan_errors
 
 # PROTOCOL.md: any program exit status but 0 is a failure (class 1). Even
 # kselftest's 4 (KSFT_SKIP): the guest's SUITE-END rc counts it as a
@@ -33,7 +32,13 @@ def assemble(ps, variant=None, log_path=None, plan=None,
     plan: what the boot was planned to run (scripts/pipeline boot plan --plan-out):
     every planned program must have run and every planned debug checker
     must have stayed on, or the run is class 2."""
-    res = _assemble(ps, variant, log_path, plan)
+    bad = plan_errors(plan) if plan is not None else []
+    res = _assemble(ps, variant, log_path, None if bad else plan)
+    if bad:
+        res.reasons.insert(0, Reason(2, 'the plan is not valid, so nothing '
+                                     'was held against it: %s'
+                                     % '; '.join(bad)))
+        res.exit_class = ExitClass.INFRASTRUCTURE
     if harness_status not in (None, 0) and res.exit_class < 2:
         res.reasons.insert(0, Reason(2, 'the harness exited %d, and the '
                                      'console log does not say why'
@@ -132,12 +137,33 @@ def _assemble(ps, variant, log_path, plan=None):
     if ps.ready is None:
         reasons.append(Reason(2, 'no READY marker: the boot did not '
                               'complete'))
+    if h.get('no_kernel_log'):
+        reasons.append(Reason(2, 'the kernel log cannot be read (%s): '
+                              'kernel reports would go unseen'
+                              % h['no_kernel_log']))
+    if (h['accel'] or {}).get('name') != MACHINE:
+        # (a machine's kernel log is read whole from /dev/kmsg)
+        why = console_level_problem(ps.reports.cmdline or '') or \
+            console_level_problem(_append(h['qemu_cmdline']))
+        if why:
+            reasons.append(Reason(2, why))
     st = h['qemu_exit_status']
     if st not in (None, 0) and \
             not any(p['kind'] == 'panic' for p in problems) and \
             not HARNESS_STOPS & set(events):
         reasons.append(Reason(2, 'QEMU exited with status %s without a '
                               'kernel panic' % st))
+    if h['start'] is None and (ps.ready is not None or
+                               any(s['name'] != 'ktap' for s in suites)):
+        # the guest's markers without the harness's frame: not the log
+        # of one whole run (its start, its end, what was sent are unknown)
+        reasons.append(Reason(2, 'no @@@ HARNESS START line: the log is '
+                              'not that of one whole harness run'))
+    if ps.stray:
+        reasons.append(Reason(2, '%d line(s) of KTAP outside any program, '
+                              'not counted: line %d: %s' % (
+                                  len(ps.stray), ps.stray[0][0],
+                                  ps.stray[0][1].strip()[:120])))
     if h['start'] is not None and 'END' not in events and \
             'QEMU-EXIT' not in events:
         reasons.append(Reason(2, 'log truncated: no @@@ HARNESS '
@@ -180,6 +206,10 @@ def _assemble(ps, variant, log_path, plan=None):
         if not s['complete'] and not s['timed_out'] and s['name'] != 'ktap':
             reasons.append(Reason(2, 'suite %s incomplete: no SUITE-END' %
                                   s['name']))
+        elif s['complete'] and not s['programs']:
+            reasons.append(Reason(2, 'suite %s ran no program (SUITE-BEGIN, '
+                                  'then SUITE-END rc=%s): it tested '
+                                  'nothing' % (s['name'], s['rc'])))
         elif s['complete'] and s['rc'] not in (0, None):
             reasons.append(Reason(1, 'suite %s ended rc=%s' % (s['name'],
                                                                s['rc'])))
@@ -218,6 +248,49 @@ def _assemble(ps, variant, log_path, plan=None):
         suites=suites,
         harness={k: v for k, v in h.items() if k != 'start'},
     )
+
+
+def console_level_problem(cmdline):
+    """Why the kernel command line CMDLINE (text) keeps warnings off the
+    console, or None. WARNING, lockdep, kmemleak and the other reports
+    are found on the console only; a message shows there when its level
+    (warning: 4) is below the console's, which `quiet` sets to 4 and
+    `loglevel=N` to N (the last one given wins; `ignore_loglevel` shows
+    everything)."""
+    level = why = None
+    for w in cmdline.split():
+        w = w.strip('\'"')
+        if w == 'ignore_loglevel':
+            return None
+        if w == 'quiet':
+            level, why = 4, w
+        elif w == 'debug':
+            level, why = 10, w
+        elif w.startswith('loglevel='):
+            try:
+                level, why = int(w.split('=', 1)[1]), w
+            except ValueError:
+                pass
+    if level is None or level > 4:
+        return None
+    return ("the kernel command line's '%s' keeps warnings off the console "
+            "(console level %d; a warning is 4): WARNING, lockdep and "
+            "kmemleak reports would go unseen, so a verdict boot needs "
+            "neither quiet nor a loglevel below 5" % (why, level))
+
+
+def _append(qemu):
+    """The -append argument of the QEMU command line QEMU (the harness's
+    line: its words joined by spaces), as far as it can be told."""
+    words = (qemu or '').split()
+    if '-append' not in words:
+        return ''
+    out = []
+    for w in words[words.index('-append') + 1:]:
+        if w.startswith('-') and w != '--':
+            break
+        out.append(w)
+    return ' '.join(out)
 
 
 def _duration(x):
@@ -370,17 +443,3 @@ def _check_tests(suite, prog, want, tests, ps):
             note='planned (the program lists it) but no result in the '
             'console log', explained_by=[],
             program_ended=prog['complete'], program_failed=failed))
-
-
-def read_plan(path):
-    """A plan written by scripts/pipeline boot plan --plan-out."""
-    with open(path, encoding='utf-8') as f:
-        try:
-            plan = json.load(f)
-        except ValueError as e:
-            raise OSError('%s is not valid JSON: %s' % (path, e)) from None
-    if not isinstance(plan, dict) or \
-            plan.get('format') != 'kernel-pipeline-plan/1':
-        raise OSError('%s is not a plan (kernel-pipeline-plan/1)' % path)
-    return plan
-

@@ -118,6 +118,13 @@ json.dump(r, open(d + "/" + v + "/results.json", "w"))' "$1" "$2" "$3" "$4"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"   only in A    a/b/d: pass -> -"* ]]
 	[[ "$output" == *"   only in A    a/e/f: pass -> -"* ]]
+	# no selection, and program e not in B's plan (it left the
+	# initramfs): its tests are LOST (issue 42: B's plan alone was read)
+	res "$B" default 0 "{'t': {'a/b/c': 'pass', 'a/b/d': 'pass'}, 'plan': {'suites': [{'name': 'a', 'programs': ['b'], 'optional': []}], 'tests': []}}"
+	run "$TOP/scripts/pipeline" compare --variants default "$A" "$B"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"   LOST         a/e/f: pass -> -"* ]]
 	# the same selection, and a/b/c gone: LOST
 	res "$B" default 0 "{'t': {'a/b/x': 'pass'}, 'plan': {'suites': [{'name': 'a', 'programs': ['b'], 'optional': []}], 'tests': []}}"
 	run "$TOP/scripts/pipeline" compare --variants default "$A" "$B"

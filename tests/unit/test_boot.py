@@ -32,7 +32,7 @@ class Artifacts:
         for name, text in files.items():
             with open(self.path(name), 'w', encoding='utf-8') as f:
                 f.write(text)
-        p = {'smp': 2, 'mem': '512M', 'cmdline': 'quiet', 'qemu_args': [],
+        p = {'smp': 2, 'mem': '512M', 'cmdline': 'nokaslr', 'qemu_args': [],
              'suites': ['smoke'], 'boot_timeout': 120, 'silence': 120,
              'timeout_scale': 1, 'final': ''}
         p.update(params)
@@ -96,7 +96,7 @@ class QemuTest(unittest.TestCase):
         q = boot.qemu(a.dir, a.v, 'tcg')
         self.assertEqual('qemu-system-x86_64', q[0])
         self.assertEqual(['-device', 'x'], q[-2:])
-        self.assertEqual('console=ttyS0 panic=-1 quiet',
+        self.assertEqual('console=ttyS0 panic=-1 nokaslr',
                          q[q.index('-append') + 1])
         self.assertEqual(a.path('bzImage'), q[q.index('-kernel') + 1])
         self.assertIn('-no-reboot', q)
@@ -146,9 +146,15 @@ class PlanTest(unittest.TestCase):
         a = Artifacts(self)
         p = boot.plan(a.dir, a.v, ['smoke'], ['smoke/two/a'])
         s = p['suites'][0]
-        self.assertEqual([], s['programs'])
-        self.assertEqual(['two'], s['optional'])
+        # two lists 'a': it must run (issue 42: it was optional)
+        self.assertEqual(['two'], s['programs'])
+        self.assertEqual([], s['optional'])
         self.assertEqual({'two': ['a']}, s['tests'])
+        # a glob into every program: ok lists nothing (it runs whole),
+        # none of two's tests matches (run-suite leaves it out)
+        s = boot.plan(a.dir, a.v, ['smoke'], ['smoke/*/c'])['suites'][0]
+        self.assertEqual((['ok'], ['two'], {'two': []}),
+                         (s['programs'], s['optional'], s['tests']))
 
     def test_debug_checkers_need_the_final_command(self):
         a = Artifacts(self, config='CONFIG_PROVE_LOCKING=y\nCONFIG_KASAN=y\n')
@@ -158,6 +164,19 @@ class PlanTest(unittest.TestCase):
                       str(e.exception))
         a.v['params']['final'] = 'debug-checks'
         self.assertEqual(['kasan', 'lockdep'], boot.checkers(a.dir, a.v))
+
+    def test_a_verdict_boot_whose_console_hides_warnings_is_refused(self):
+        # (issue 42: quiet or a loglevel below 5 hides the reports the
+        # verdict looks for; make boot, a shell, is not refused)
+        for cmdline in ('quiet', 'loglevel=4', 'loglevel=7 quiet'):
+            a = Artifacts(self, cmdline=cmdline)
+            with self.assertRaises(Fail) as e:
+                boot.harness(a.dir, a.v, '/x.log', ['smoke'])
+            self.assertIn('keeps warnings off the console', str(e.exception))
+            boot.qemu(a.dir, a.v, 'tcg')
+        for cmdline in ('quiet loglevel=5', 'quiet ignore_loglevel', 'debug'):
+            a = Artifacts(self, cmdline=cmdline)
+            boot.harness(a.dir, a.v, '/x.log', ['smoke'])
 
     def test_harness_silence_is_the_largest(self):
         a = Artifacts(self)

@@ -166,6 +166,21 @@ class Run(unittest.TestCase):
         self.assertIn('@@@ HARNESS SEND run-suite s', log)
         self.assertIn('ok 1 t', text)
 
+    def test_a_kernel_log_that_cannot_be_read_is_class_2(self):
+        # (issue 42: the only trace was a comment, and the run class 0;
+        # kernel reports are seen only there)
+        fake_package(self.root, {'p': 'printf "TAP version 13\\n1..1\\n'
+                                      'ok 1 t\\n"\n'})
+        self.kmsg = os.path.join(self.tmp, 'no-such-kmsg')
+        rc, text = self.run_it()
+        self.assertEqual(2, rc, text)
+        with open(os.path.join(self.out, 'v', 'results.json'),
+                  encoding='utf-8') as f:
+            r = json.load(f)
+        self.assertEqual(['the kernel log cannot be read (%s: No such file '
+                          'or directory): kernel reports would go unseen'
+                          % self.kmsg], [x['reason'] for x in r['reasons']])
+
     def test_a_failing_program_is_class_1(self):
         fake_package(self.root, {'p': 'printf "TAP version 13\\n1..1\\n'
                                       'not ok 1 t\\n"\nexit 1\n'})

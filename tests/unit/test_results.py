@@ -531,15 +531,20 @@ class Records(unittest.TestCase):
              'ND s/p rc=0 uptime=5.1\n'
              'ok 1 glo[    5.000002] ---[ end trace 0000000000000000 ]---\n'
              'bal.x\n'
-             'abc@@@ SUITE-END s rc=0 uptime=5.2\n')
+             'abc@@@ SUITE-END s rc=0 uptime=5.2\n'
+             'guest:/# @@@ HARNESS SEND poweroff -f\n')
+        # a guest marker counts only as a whole line at column 0 (ktap-run
+        # ends a program's last line, so run-suite's never follow one); the
+        # harness's own line can follow the shell's prompt
         self.assertEqual(
             [(1, 'k', '[    5.000001] WARNING: CPU: 0 PID: 1 at x.c:1 '
               'f+0x0/0x1'),
              (1, 'u', '@@@ TEST-END s/p rc=0 uptime=5.1'),
              (3, 'k', '[    5.000002] ---[ end trace 0000000000000000 ]---'),
              (3, 'u', 'ok 1 global.x'),
-             (5, 'u', 'abc'),
-             (5, 'u', '@@@ SUITE-END s rc=0 uptime=5.2')],
+             (5, 'u', 'abc@@@ SUITE-END s rc=0 uptime=5.2'),
+             (6, 'u', 'guest:/# '),
+             (6, 'u', '@@@ HARNESS SEND poweroff -f')],
             results.split_records(t))
 
 
@@ -850,8 +855,9 @@ class Plan(unittest.TestCase):
             mini(0, ['TAP version 13', '1..1', 'ok 1 global.there']),
             {'format': 'kernel-pipeline-plan/1',
              'tests': ['k/p/global.there', 'k/p/global.renamed'],
-             'suites': [{'name': 'k', 'programs': [], 'optional': ['p']}],
-             'checkers': []})
+             'suites': [{'name': 'k', 'programs': [], 'optional': ['p'],
+                         'tests': {}}],
+             'checkers': [], 'variant': 'v', 'final': ''})
         self.assertEqual(2, res.exit_class)
         self.assertEqual(["TESTS glob 'k/p/global.renamed' matched no test "
                           "that ran"], reasons(r, 2))
@@ -883,14 +889,16 @@ class Plan(unittest.TestCase):
         res, r = parse('default-kselftest-prctl.log', {
             'format': 'kernel-pipeline-plan/1', 'tests': tests,
             'suites': [{'name': 'kselftest', 'programs': [],
-                        'optional': ['prctl']}], 'checkers': []})
+                        'optional': ['prctl'], 'tests': {}}],
+            'checkers': [], 'variant': 'default', 'final': ''})
         self.assertEqual(0, res.exit_class)
         self.assertEqual(tests, r['plan']['tests'])
         # the selected program segfaulted before its first result
         res, r = parse_lines(mini(139, []), {
             'format': 'kernel-pipeline-plan/1', 'tests': ['k/p/global.x'],
-            'suites': [{'name': 'k', 'programs': [], 'optional': ['p']}],
-            'checkers': []})
+            'suites': [{'name': 'k', 'programs': [], 'optional': ['p'],
+                        'tests': {}}],
+            'checkers': [], 'variant': 'v', 'final': ''})
         self.assertEqual(1, res.exit_class)
 
 
