@@ -9,7 +9,7 @@ Python 3.11 standard library only (Debian 12).
 import os
 import subprocess
 
-from pipeline import Fail, artifacts, config, kernel_pin, series, sha256
+from pipeline import Fail, artifacts, kernel_pin, series, sha256
 
 def first_line(cmd):
     try:
