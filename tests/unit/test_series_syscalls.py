@@ -16,10 +16,24 @@ import unittest
 
 TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
 X86_64_TBL = 'arch/x86/entry/syscalls/syscall_64.tbl'
-# Mainline's x86_64 table ended at 469 (file_setattr, Linux 6.17) when this
-# was written; it grows by a handful of numbers a year.
-MAINLINE_X86_64_LAST = 469
+# The highest number of mainline's x86_64 table as last read, with where
+# and when, in the umcg suite's data file (the guest's abi test reads the
+# same file); the table grows by a handful of numbers a year.
+MAINLINE_SYSCALLS = os.path.join(TOP, 'guest-tests', 'umcg', 'bin',
+                                 'mainline-syscalls')
 MARGIN = 100
+
+
+def mainline_syscalls():
+    """{key: value} of the data file's 'key = value' lines."""
+    out = {}
+    with open(MAINLINE_SYSCALLS, encoding='utf-8') as f:
+        for line in f:
+            if line.startswith('#') or '=' not in line:
+                continue
+            key, value = line.split('=', 1)
+            out[key.strip()] = value.strip()
+    return out
 
 
 def added_lines(path):
@@ -61,12 +75,21 @@ class SeriesSyscalls(unittest.TestCase):
     def setUp(self):
         self.added = series_additions()
 
+    def test_mainline_data_says_what_where_and_when(self):
+        data = mainline_syscalls()
+        self.assertGreaterEqual(int(data['x86_64_last']), 471,
+                                'mainline has had 471 rseq_slice_yield')
+        self.assertTrue(data.get('x86_64_last_name'))
+        self.assertTrue(data.get('read_from'))
+        self.assertRegex(data.get('read_on', ''), r'^\d{4}-\d{2}-\d{2}$')
+
     def test_umcg_only_in_the_x86_64_table_out_of_mainline_range(self):
+        mainline_last = int(mainline_syscalls()['x86_64_last'])
         entries = [e for e in table_entries(self.added.get(X86_64_TBL, []))
                    if e[2].startswith('umcg_')]
         self.assertEqual(['umcg_ctl', 'umcg_wait'], sorted(e[2] for e in entries))
         for nr, abi, name in entries:
-            self.assertGreater(nr, MAINLINE_X86_64_LAST + MARGIN,
+            self.assertGreater(nr, mainline_last + MARGIN,
                                '%s is %d: inside the range mainline hands out'
                                % (name, nr))
             # x32 would need its own compat entries and is not tested
