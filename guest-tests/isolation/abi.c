@@ -3,10 +3,15 @@
  * Every PR_ISOL_* command with valid and invalid arguments returns the
  * documented value or errno, in the order a fresh task sees them.
  * Deactivation is idempotent (also without state); an active task always
- * has a non-empty quiesce mask.
+ * has a non-empty quiesce mask.  Activation needs CAP_SYS_NICE: a task
+ * without it (an unprivileged user, or root that dropped it) gets EPERM.
  */
 #include "isol_common.h"
 #include "kselftest_harness.h"
+
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
 
 #define Q	PR_ISOL_F_QUIESCE
 #define VM	PR_ISOL_F_QUIESCE_VMSTATS
@@ -123,6 +128,89 @@ TEST(abi_defmask_query)
 	/* and a task can SET it as it is */
 	ASSERT_EQ(0, isol_prctl(PR_ISOL_SET, Q, def, 0, 0));
 	ASSERT_EQ(def, isol_prctl(PR_ISOL_GET, Q, 0, 0, 0));
+}
+
+/*
+ * What a task without CAP_SYS_NICE may do: configure (PR_ISOL_SET, the
+ * queries) and deactivate, but not activate, which has effects beyond the
+ * task (vmstat_shepherd looks at the CPUs' running tasks, vmstat_update is
+ * cancelled for everybody on the task's CPU).  Returns 0, or the number of
+ * the check that failed.
+ */
+static int check_unprivileged(void)
+{
+	if (isol_prctl(PR_ISOL_SET, PR_ISOL_F_QUIESCE, VM, 0, 0) != 0)
+		return 10;
+	if (isol_prctl(PR_ISOL_CTRL_SET, PR_ISOL_F_QUIESCE, 0, 0, 0) != -EPERM)
+		return 11;
+	if (isol_prctl(PR_ISOL_CTRL_GET, 0, 0, 0, 0) != 0)
+		return 12;
+	if (isol_prctl(PR_ISOL_CTRL_SET, 0, 0, 0, 0) != 0)
+		return 13;
+	if (isol_prctl(PR_ISOL_GET, PR_ISOL_F_QUIESCE, 0, 0, 0) != ISOL_VM)
+		return 14;
+	return 0;
+}
+
+/* Drop every capability by becoming nobody (no SECBIT_KEEP_CAPS). */
+static int drop_to_nobody(void)
+{
+	if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+		return 1;
+	return 0;
+}
+
+/* Stay root, drop only CAP_SYS_NICE from the effective set. */
+static int drop_cap_sys_nice(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {};
+
+	if (syscall(SYS_capget, &hdr, data))
+		return 1;
+	data[CAP_TO_INDEX(CAP_SYS_NICE)].effective &= ~CAP_TO_MASK(CAP_SYS_NICE);
+	if (syscall(SYS_capset, &hdr, data))
+		return 2;
+	return 0;
+}
+
+/* Run check_unprivileged() in a child after @drop; its status or -1. */
+static int run_unprivileged(int (*drop)(void))
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (drop())
+			_exit(20);
+		_exit(check_unprivileged());
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+TEST(abi_activate_needs_cap_sys_nice)
+{
+	if (!isol_built_in())
+		SKIP(return, "CONFIG_TASK_ISOLATION is not set in this kernel");
+	if (getuid() != 0)
+		SKIP(return, "runs as root to drop the capability");
+
+	EXPECT_EQ(0, run_unprivileged(drop_to_nobody)) {
+		TH_LOG("as nobody: check failed (10 SET, 11 activation not EPERM, 12 active, 13 deactivate, 14 GET, 20 setresuid)");
+	}
+	EXPECT_EQ(0, run_unprivileged(drop_cap_sys_nice)) {
+		TH_LOG("root without CAP_SYS_NICE: check failed (11: activation not EPERM, 20: capset)");
+	}
+	/* root with the capability still may */
+	ASSERT_EQ(0, isol_quiesce_on(PR_ISOL_F_QUIESCE_VMSTATS));
+	EXPECT_EQ(ISOL_Q, isol_prctl(PR_ISOL_CTRL_GET, 0, 0, 0, 0));
+	EXPECT_EQ(0, isol_prctl(PR_ISOL_CTRL_SET, 0, 0, 0, 0));
 }
 
 TEST_HARNESS_MAIN
