@@ -60,14 +60,14 @@ variants() { "$TOP/scripts/pipeline" config list --all; }
 
 @test "one reader per fact: defaults, the base image, the series, no inline Python in scripts" {
 	cd "$TOP"
-	# the run-parameter defaults live in pipeline/config.py only
-	run git grep -nE "512M|smp 2|suites smoke|:-smoke|timeout 300" -- scripts ci Makefile pipeline ':!pipeline/config.py'
+	# the run-parameter defaults live in pipeline/params.py only
+	run git grep -nE "512M|smp 2|suites smoke|:-smoke|timeout 300" -- scripts ci Makefile pipeline ':!pipeline/params.py'
 	[ "$output" = "" ]
 	# the local base image is named once
 	run git grep -lF "kernel-pipeline-base:" -- ':!*.md' ':!tests'
 	[ "$output" = scripts/lib.sh ]
-	# patches/series is parsed in pipeline/config.py only
-	run git grep -lE '(PATCHES|patches)/series"?' -- scripts ci pipeline ':!pipeline/config.py'
+	# patches/series is parsed in pipeline/series.py only
+	run git grep -lE '(PATCHES|patches)/series"?' -- scripts ci pipeline ':!pipeline/series.py'
 	echo "$output"
 	for f in $output; do
 		run ! grep -nE 'read -r p|open\(.*series' "$f"
