@@ -152,7 +152,7 @@ compare: ## new failures, LOST tests, fixes, metric deltas from results A to B; 
 	@$(PIPELINE) compare $(if $(strip $(VARIANTS)),--variants "$(VARIANTS)") "$(A)" "$(B)"
 
 baseline: ## write ci/baseline/ from the last green make check's results (then commit it): the tests later runs are held to
-	@$(PIPELINE) baseline write "$${RESULTS:-results}" --source "make check of $$(git rev-parse --short HEAD)"
+	@$(PIPELINE) baseline write "$${RESULTS:-results}" $(if $(strip $(VARIANTS)),--variants "$(VARIANTS)") --source "make check of $$(git rev-parse --short HEAD)"
 
 bisect-run: setup ## git bisect run GOOD..BAD in the kernel tree: build, boot VARIANT, TESTS
 	@$(LOCK) $(IN) scripts/bisect-run

@@ -58,12 +58,19 @@ def good_ids(res: dict) -> list[str]:
                    if t['status'] in GOOD})
 
 
-def write(results: str, directory: str, source: str) -> list[str]:
+def write(results: str, directory: str, source: str,
+          want: list[str] = ()) -> list[str]:
     """Write DIRECTORY/<variant>.tests from the green runs of the set at
-    RESULTS; SOURCE says where they come from (the header). Returns the
-    lines to print. A run that was not green is refused: a baseline that
-    holds a failure's tests would excuse what it lost."""
+    RESULTS (those of WANT: none, all); SOURCE says where they come from
+    (the header). Returns the lines to print. A run that was not green is
+    refused: a baseline that holds a failure's tests would excuse what it
+    lost."""
     sets = runs.load_set(results)
+    missing = [v for v in want if v not in sets]
+    if missing:
+        raise Fail('%s: no results of %s' % (results, ', '.join(missing)))
+    if want:
+        sets = {v: r for v, r in sets.items() if v in want}
     not_green = sorted(v for v, r in sets.items() if r.get('exit_class'))
     if not_green:
         raise Fail('%s: not green: %s; a baseline is made of a green run '

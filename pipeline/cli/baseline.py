@@ -22,7 +22,8 @@ counts it). Exit 1 when a test was lost, 2 on bad input.
 
 WRITE = """Write the baseline from a green run: DIR/<variant>.tests.
 
-write RESULTS_DIR [--baseline DIR] [--source TEXT]: one file a variant,
+write RESULTS_DIR [--variants "A B"] [--baseline DIR] [--source TEXT]: one
+file a variant (of VARIANTS; default every variant of RESULTS_DIR),
 every test that passed (or, a benchmark, ran), sorted, under a header that
 says where they come from (--source, e.g. the commit). Refuses a set with a
 variant that was not green (exit 2). Run it after a green `make check`;
@@ -54,11 +55,12 @@ def _write_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument('results', metavar='RESULTS_DIR')
     ap.add_argument('--baseline', default=None, metavar='DIR')
     ap.add_argument('--source', default='a local run', metavar='TEXT')
+    ap.add_argument('--variants', default='', metavar='"A B"')
 
 
 def _write(a: argparse.Namespace) -> int:
     for line in baseline.write(a.results, a.baseline or default_dir(),
-                               a.source):
+                               a.source, a.variants.split()):
         print(line)
     return 0
 

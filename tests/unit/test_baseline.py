@@ -89,6 +89,20 @@ class Baseline(unittest.TestCase):
         with self.assertRaisesRegex(Fail, 'not green.*default'):
             baseline.write(os.path.join(self.d, 'red'), self.base, 'x')
 
+    def test_written_for_the_green_variants_named(self):
+        self.results('mixed', run(GREEN), run(GREEN, exit_class=1,
+                                              variant='debug'))
+        with contextlib.redirect_stdout(io.StringIO()):
+            baseline.write(os.path.join(self.d, 'mixed'), self.base, 'x',
+                           ['default'])
+        self.assertEqual(['default.tests'], os.listdir(self.base))
+        with self.assertRaisesRegex(Fail, 'not green: debug'):
+            baseline.write(os.path.join(self.d, 'mixed'), self.base, 'x',
+                           ['debug'])
+        with self.assertRaisesRegex(Fail, 'no results of kvm'):
+            baseline.write(os.path.join(self.d, 'mixed'), self.base, 'x',
+                           ['kvm'])
+
     def test_the_same_run_loses_nothing(self):
         rc, out = self.check(run(GREEN))
         self.assertEqual(0, rc, out)
