@@ -20,8 +20,8 @@ import dataclasses
 import json
 import os
 
-from .. import Fail
-from ..models import BAD, CLASS_NAMES, GOOD, ExitClass
+from .. import Fail, classes
+from ..models import BAD, CLASS_NAMES, GOOD
 from . import skips
 from .identity import Pairing
 
@@ -45,8 +45,8 @@ class Row:
     kernel_problems: int = 0
     kernel_problem_kinds: list = dataclasses.field(default_factory=list)
     duration_s: float | None = None
-    exit_class: int = int(ExitClass.INFRASTRUCTURE)
-    exit_class_name: str = CLASS_NAMES[2]
+    exit_class: int = int(classes.not_booted())
+    exit_class_name: str = classes.not_booted().label
     reason: str | None = None
     # None: no judgement (no pristine with tests in the matrix)
     regressions: int | None = None
@@ -156,7 +156,7 @@ def counts(rows: list[Row]) -> Counts:
     return Counts(
         passed=sum(r.passed for r in rows),
         failed=sum(r.failed + r.errors + len(r.lost_tests) for r in rows) +
-        sum(1 for r in rows if r.exit_class >= 2),
+        sum(1 for r in rows if classes.counts_as_failure(r.exit_class)),
         skipped=sum(r.skipped for r in rows),
         benchmarks=sum(r.benchmarks for r in rows))
 
@@ -183,10 +183,9 @@ def summarize(top: str, variants: list[str],
     names = list(dict.fromkeys(variants))
     rows = [row_of(top, v) for v in names]
     judge(rows, rules)
-    worst = max(r.exit_class for r in rows)
-    if worst == 0 and any(r.lost_tests for r in rows):
-        worst = 1
-    return Summary(worst, names, counts(rows), rows)
+    worst = classes.summary([r.exit_class for r in rows],
+                            any(r.lost_tests for r in rows))
+    return Summary(int(worst), names, counts(rows), rows)
 
 
 def names(ids: list[str], limit: int = 20) -> str:
@@ -228,7 +227,7 @@ def lines(s: Summary, top: str) -> list[str]:
     matrix line (make check and CI read its format)."""
     out = [table(s.rows)]
     for r in s.rows:
-        if r.exit_class and r.reason:
+        if not classes.green(r.exit_class) and r.reason:
             out.append('%s: %s (see %s)' % (r.variant, r.reason,
                                             os.path.join(top, r.dir)))
     for r in s.rows:

@@ -28,7 +28,8 @@ from pipeline import Fail
 # the modules with subcommands, in the order --help lists them; _first()
 # imports them in this order too, so the light ones that the shell steps
 # call most (config, artifacts stale) come first
-COMMAND_MODULES = ('pipeline.cli.config', 'pipeline.cli.artifacts',
+COMMAND_MODULES = ('pipeline.cli.config', 'pipeline.cli.classes',
+                   'pipeline.cli.artifacts',
                    'pipeline.boot', 'pipeline.cli.build',
                    'pipeline.results.command', 'pipeline.analysis.commands',
                    'pipeline.cli.baseline')

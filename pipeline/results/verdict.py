@@ -5,7 +5,7 @@ here (the classes: expect-scripts/PROTOCOL.md).
 Python 3.11 standard library only (Debian 12).
 """
 
-from .. import testsel
+from .. import classes, testsel
 from ..models import BootResult, ExitClass, Layout, Reason, Status, TestResult
 from .plan import plan_errors
 
@@ -38,12 +38,14 @@ def assemble(ps, variant=None, log_path=None, plan=None,
         res.reasons.insert(0, Reason(2, 'the plan is not valid, so nothing '
                                      'was held against it: %s'
                                      % '; '.join(bad)))
-        res.exit_class = ExitClass.INFRASTRUCTURE
-    if harness_status not in (None, 0) and res.exit_class < 2:
+        res.exit_class = classes.raised(res.exit_class,
+                                        ExitClass.INFRASTRUCTURE)
+    if classes.harness_unexplained(res.exit_class, harness_status):
         res.reasons.insert(0, Reason(2, 'the harness exited %d, and the '
                                      'console log does not say why'
                                      % harness_status))
-        res.exit_class = ExitClass.INFRASTRUCTURE
+        res.exit_class = classes.raised(res.exit_class,
+                                        ExitClass.INFRASTRUCTURE)
     return res
 
 
@@ -233,7 +235,7 @@ def _assemble(ps, variant, log_path, plan=None):
         },
         duration_s=h['end_elapsed_s'],
         accel=h['accel'],
-        exit_class=max((r.cls for r in reasons), default=ExitClass.PASS),
+        exit_class=classes.of_reasons(r.cls for r in reasons),
         reasons=reasons,
         kernel_problems=problems,
         kernel_problems_total=problems_total,
