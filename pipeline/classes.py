@@ -23,6 +23,16 @@ def recorded(res: dict) -> int:
     return res.get('exit_class', int(ExitClass.INFRASTRUCTURE))
 
 
+def named(number: int, name: str | None) -> ExitClass:
+    """The class a results.json records as NUMBER and NAME (class 2 is
+    infrastructure or incomplete); a name that is not one of NUMBER's
+    is ignored."""
+    for c in ExitClass:
+        if int(c) == number and c.label == name:
+            return c
+    return ExitClass(number)
+
+
 def green(cls) -> bool:
     """A run of class CLS passed: nothing to run again, fit for a
     baseline, no reason to show."""
@@ -30,8 +40,16 @@ def green(cls) -> bool:
 
 
 def of_reasons(classes) -> ExitClass:
-    """A boot's class: the highest of its reasons' classes (none: pass)."""
-    return ExitClass(max((int(c) for c in classes), default=ExitClass.PASS))
+    """A boot's class: the highest of its reasons' classes (none: pass).
+    A class 2 is INCOMPLETE when every class-2 reason is (something
+    planned has no outcome), INFRASTRUCTURE when any is (the machinery
+    failed, which explains more)."""
+    classes = [ExitClass(c) for c in classes]
+    top = max((int(c) for c in classes), default=int(ExitClass.PASS))
+    if top == ExitClass.INCOMPLETE and all(
+            c is ExitClass.INCOMPLETE for c in classes if c == top):
+        return ExitClass.INCOMPLETE
+    return ExitClass(top)
 
 
 def raised(current, cls) -> ExitClass:

@@ -21,7 +21,7 @@ import json
 import os
 
 from .. import Fail, classes
-from ..models import BAD, CLASS_NAMES, GOOD
+from ..models import BAD, GOOD, ExitClass
 from . import skips
 from .identity import Pairing
 
@@ -95,7 +95,8 @@ def row_of(top: str, variant: str) -> Row:
                 p['kind'] for p in r['kernel_problems'])),
             duration_s=r.get('duration_s'),
             exit_class=r['exit_class'],
-            exit_class_name=CLASS_NAMES[r['exit_class']],
+            exit_class_name=classes.named(
+                r['exit_class'], r.get('exit_class_name')).label,
             reason=r['reasons'][0]['reason'] if r['reasons'] else None,
             skip_reasons=dict(skips.by_reason(tests).most_common()),
             flaky_tests=[t['id'] for t in tests
@@ -164,14 +165,14 @@ def counts(rows: list[Row]) -> Counts:
 @dataclasses.dataclass
 class Summary:
     """summary.json."""
-    exit_class: int
+    exit_class: ExitClass
     requested: list
     counts: Counts
     rows: list[Row]
 
     def to_dict(self) -> dict:
-        return {'schema': 2, 'exit_class': self.exit_class,
-                'exit_class_name': CLASS_NAMES[self.exit_class],
+        return {'schema': 2, 'exit_class': int(self.exit_class),
+                'exit_class_name': ExitClass(self.exit_class).label,
                 'requested': self.requested,
                 'counts': dataclasses.asdict(self.counts),
                 'variants': [r.to_dict() for r in self.rows]}
@@ -183,9 +184,10 @@ def summarize(top: str, variants: list[str],
     names = list(dict.fromkeys(variants))
     rows = [row_of(top, v) for v in names]
     judge(rows, rules)
-    worst = classes.summary([r.exit_class for r in rows],
+    worst = classes.summary([classes.named(r.exit_class, r.exit_class_name)
+                             for r in rows],
                             any(r.lost_tests for r in rows))
-    return Summary(int(worst), names, counts(rows), rows)
+    return Summary(worst, names, counts(rows), rows)
 
 
 def names(ids: list[str], limit: int = 20) -> str:

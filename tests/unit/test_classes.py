@@ -76,6 +76,18 @@ class Rules(unittest.TestCase):
         self.assertEqual([], classes.main_job_failures(2, None, False))
         self.assertEqual([], classes.main_job_failures(0, 0, False))
 
+    def test_class_2_by_its_two_names(self):
+        self.assertIs(ExitClass.INCOMPLETE, classes.of_reasons([
+            ExitClass.INCOMPLETE, 1]))
+        self.assertIs(ExitClass.INFRASTRUCTURE, classes.of_reasons([
+            ExitClass.INCOMPLETE, 2]))
+        self.assertIs(ExitClass.INCOMPLETE, classes.named(2, 'incomplete'))
+        self.assertIs(ExitClass.INFRASTRUCTURE, classes.named(2, 'pass'))
+        self.assertIs(ExitClass.INCOMPLETE, classes.summary(
+            [ExitClass.INCOMPLETE, 0], lost=True))
+        self.assertIs(ExitClass.INFRASTRUCTURE, classes.summary(
+            [ExitClass.INCOMPLETE, ExitClass.INFRASTRUCTURE], lost=False))
+
     def test_bisect(self):
         self.assertEqual([('good', 0), ('bad', 1), ('skip', 125),
                           ('bad', 1), ('skip', 125)],
