@@ -57,6 +57,26 @@ def raised(current, cls) -> ExitClass:
     return ExitClass(max(int(current), int(cls)))
 
 
+# how the harness (expect-scripts/boot-and-test.exp) can end
+HARNESS_OUTCOMES = ('ended', 'panic', 'timeout', 'eof', 'qemu-failed',
+                    'interrupted')
+
+
+def harness_status(outcome: str) -> int:
+    """The harness's exit status for how it ended (HARNESS_OUTCOMES): 0
+    when QEMU ended by itself with status 0 after poweroff, 3 when it
+    saw a kernel panic, 2 for every other end (a timeout, silence, QEMU
+    gone early or failing, an interrupt). The run's class is parse's;
+    this status is what it holds the log against (harness_unexplained)."""
+    if outcome not in HARNESS_OUTCOMES:
+        raise ValueError('unknown harness outcome %r' % outcome)
+    if outcome == 'ended':
+        return int(ExitClass.PASS)
+    if outcome == 'panic':
+        return int(ExitClass.KERNEL_PROBLEM)
+    return int(ExitClass.INFRASTRUCTURE)
+
+
 def harness_unexplained(current, harness_status) -> bool:
     """The harness exited non-zero (HARNESS_STATUS, None: unknown) and the
     log's class CURRENT does not say why (below infrastructure)."""

@@ -36,6 +36,13 @@ exits with the number): a pass is good, a test failure or a kernel
 problem bad, a run that tells nothing (class 2, not built) a skip.
 """
 
+HARNESS = """The harness's exit status for how it ended.
+
+harness OUTCOME: prints expect-scripts/boot-and-test.exp's exit status for
+OUTCOME (ended, panic, timeout, eof, qemu-failed, interrupted): 0, 3 for
+a panic, 2 otherwise. The boot's class is parse's, from the log.
+"""
+
 CLASS = """How exit classes combine into a run's exit status (pipeline/classes.py).
 """
 
@@ -92,9 +99,20 @@ def _bisect(a: argparse.Namespace) -> int:
     return 0
 
 
+def _harness_args(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument('outcome', choices=classes.HARNESS_OUTCOMES,
+                    metavar='OUTCOME')
+
+
+def _harness(a: argparse.Namespace) -> int:
+    print(classes.harness_status(a.outcome))
+    return 0
+
+
 COMMANDS = [Command('class', CLASS, None, None, subcommands=(
     Command('matrix', MATRIX, _matrix_args, _matrix),
     Command('job', JOB, _job_args, _job),
     Command('main-job', MAIN_JOB, _main_job_args, _main_job),
     Command('bisect', BISECT, _bisect_args, _bisect),
+    Command('harness', HARNESS, _harness_args, _harness),
 ))]

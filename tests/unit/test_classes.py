@@ -88,6 +88,13 @@ class Rules(unittest.TestCase):
         self.assertIs(ExitClass.INFRASTRUCTURE, classes.summary(
             [ExitClass.INCOMPLETE, ExitClass.INFRASTRUCTURE], lost=False))
 
+    def test_the_harness_exit_status(self):
+        self.assertEqual([0, 3, 2, 2, 2, 2],
+                         [classes.harness_status(o)
+                          for o in classes.HARNESS_OUTCOMES])
+        with self.assertRaises(ValueError):
+            classes.harness_status('fine')
+
     def test_bisect(self):
         self.assertEqual([('good', 0), ('bad', 1), ('skip', 125),
                           ('bad', 1), ('skip', 125)],
@@ -97,6 +104,7 @@ class Rules(unittest.TestCase):
 class Command(unittest.TestCase):
     def test_the_shell_asks_through_scripts_pipeline_class(self):
         self.assertEqual('bad 1\n', pipeline('class', 'bisect', '3').stdout)
+        self.assertEqual('3\n', pipeline('class', 'harness', 'panic').stdout)
         self.assertEqual('2\n', pipeline('class', 'matrix', '1',
                                          '--build-failed').stdout)
         self.assertEqual('2\n', pipeline('class', 'job', '1', '0').stdout)
