@@ -43,13 +43,11 @@ import signal
 import socket
 import stat
 import subprocess
-import sys
 import threading
 import time
 from typing import IO
 
 from . import Fail, boot
-from .cli import guard
 from .results import load_patterns, parse, summary_line, write_results
 from .results.verdict import MACHINE
 
@@ -373,18 +371,3 @@ OUT/<variant>/console.log, plan.json, results.json, junit.xml and
 status: the run's class (0 passed, 1 a test failed, 2 something planned
 did not run or timed out, 3 the kernel reported a bug). Run as root.
 """
-
-
-def main(argv: list[str] | None = None, root: str = ROOT,
-         stdout: IO[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    out = stdout or sys.stdout
-
-    def main_(args):
-        ap = argparse.ArgumentParser(
-            prog='kernel-pipeline-tests', description=DOC.split('\n')[0],
-            epilog=DOC.split('\n\n', 1)[1],
-            formatter_class=argparse.RawDescriptionHelpFormatter)
-        configure(ap)
-        return run(ap.parse_args(args), root, out)
-    return guard(main_, argv, 'kernel-pipeline-tests')

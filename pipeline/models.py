@@ -34,19 +34,57 @@ GOOD = (Status.PASS, Status.BENCH)
 
 class ExitClass(enum.IntEnum):
     """A boot's exit class (expect-scripts/PROTOCOL.md): the exit status
-    of parse-console and make; the highest of its reasons."""
-    PASS = 0
-    TEST_FAILURE = 1
-    INFRASTRUCTURE = 2
-    KERNEL_PROBLEM = 3
+    of parse-console and make; the highest of its reasons (how they
+    combine: pipeline/classes.py).
+
+    Class 2 has two names: INFRASTRUCTURE, the machinery failed (no boot,
+    a timeout, QEMU died, the log is not whole), and INCOMPLETE, something
+    planned has no outcome (a program that never began, results missing
+    at exit 0, a debug checker off, a TESTS glob that matched nothing).
+    Both are the number 2 (exit 2, results.json's exit_class 2: nothing
+    outside changes) and equal as numbers; they differ by name
+    (exit_class_name, the summary's table). ExitClass(2) is
+    INFRASTRUCTURE."""
+
+    def __new__(cls, code, label):
+        obj = int.__new__(cls, code)
+        obj._value_ = label
+        return obj
+
+    PASS = 0, 'pass'
+    TEST_FAILURE = 1, 'test-failure'
+    INFRASTRUCTURE = 2, 'infrastructure'
+    INCOMPLETE = 2, 'incomplete'
+    KERNEL_PROBLEM = 3, 'kernel-problem'
+
+    @classmethod
+    def _missing_(cls, value):
+        # by number (results.json, the class rules) or by name
+        for c in cls:
+            if isinstance(value, int) and not isinstance(value, bool) \
+                    and int(c) == value:
+                return c
+        return None
 
     @property
     def label(self):
         """results.json's exit_class_name: 'test-failure', ..."""
-        return self.name.lower().replace('_', '-')
+        return self._value_
+
+    def __repr__(self):
+        return '<ExitClass.%s: %d>' % (self.name, int(self))
+
+    def __str__(self):
+        return str(int(self))
+
+    def __format__(self, spec):
+        return format(int(self), spec)
 
 
-CLASS_NAMES = {int(c): c.label for c in ExitClass}
+# each number's name when nothing else is known of it (class 2 of a
+# results.json read back: INFRASTRUCTURE's, unless it names itself)
+CLASS_NAMES = {int(c): c.label for c in ExitClass
+               if c is not ExitClass.INCOMPLETE}
 
 
 class Layout(enum.Enum):

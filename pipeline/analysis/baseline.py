@@ -25,7 +25,7 @@ import dataclasses
 import datetime
 import os
 
-from .. import Fail, testsel
+from .. import Fail, classes, testsel
 from ..models import GOOD, Status
 from . import runs, skips
 
@@ -71,7 +71,8 @@ def write(results: str, directory: str, source: str,
         raise Fail('%s: no results of %s' % (results, ', '.join(missing)))
     if want:
         sets = {v: r for v, r in sets.items() if v in want}
-    not_green = sorted(v for v, r in sets.items() if r.get('exit_class'))
+    not_green = sorted(v for v, r in sets.items()
+                       if not classes.green(classes.recorded(r)))
     if not_green:
         raise Fail('%s: not green: %s; a baseline is made of a green run '
                    'only' % (results, ', '.join(not_green)))
@@ -188,4 +189,4 @@ def main(results: str, directory: str, want: list[str],
     # (one check per variant: its tests are counted by the run itself)
     print('baseline: %d passed, %d failed, %d skipped' % (
         len(judged) - failed, failed, len(checks) - len(judged)))
-    return 1 if lost else 0
+    return classes.baseline_status(lost)

@@ -20,7 +20,7 @@ Python 3.11 standard library only (Debian 12).
 import dataclasses
 import enum
 
-from .. import Fail
+from .. import Fail, classes
 from ..models import BAD, GOOD
 from . import runs, skips
 from .identity import Pairing
@@ -117,12 +117,11 @@ def _kind_of(sa, sb, was, lost_why) -> Change | None:
 def compare_variant(a: dict, b: dict, rules=()) -> VariantDiff:
     """The changes of one variant in both sets."""
     lines = []
-    ca, cb = a.get('exit_class', 2), b.get('exit_class', 2)
-    worse = cb > ca
-    regressed = worse
+    ca, cb = classes.recorded(a), classes.recorded(b)
+    worse = classes.worse(ca, cb)
     lines.append('   class %d %s -> %d %s%s' % (
         ca, a.get('exit_class_name', ''), cb, b.get('exit_class_name', ''),
-        '   WORSE' if worse else '   better' if cb < ca else ''))
+        '   WORSE' if worse else '   better' if classes.worse(cb, ca) else ''))
     ba = num((a.get('boot') or {}).get('ready_uptime_s'))
     bb = num((b.get('boot') or {}).get('ready_uptime_s'))
     if ba is not None or bb is not None:
@@ -130,7 +129,6 @@ def compare_variant(a: dict, b: dict, rules=()) -> VariantDiff:
     ka, kb = kinds(a), kinds(b)
     new_kinds = {k: n for k, n in kb.items() if n > ka.get(k, 0)}
     if new_kinds:
-        regressed = True
         for k, n in sorted(new_kinds.items()):
             first = next(p['first_line'] for p in b['kernel_problems']
                          if p['kind'] == k)
@@ -188,7 +186,7 @@ def compare_variant(a: dict, b: dict, rules=()) -> VariantDiff:
     rows.sort(key=lambda r: (0 if r.startswith('   NEW') else
                              1 if r.startswith('   LOST') else 2, r))
     lines.extend(rows)
-    regressed |= n.new > 0 or n.lost > 0
+    regressed = classes.regressed(ca, cb, n.new, n.lost, len(new_kinds))
     ma, mb = metrics(a), metrics(b)
     for key in sorted(set(ma) | set(mb)):
         va, vb = ma.get(key), mb.get(key)
@@ -243,4 +241,4 @@ def main(path_a: str, path_b: str, want: list[str],
     out, bad = compare(path_a, path_b, want, rules)
     for line in out:
         print(line)
-    return 1 if bad else 0
+    return classes.compare_status(bad)

@@ -15,7 +15,7 @@ Python 3.11 standard library only (Debian 12).
 import dataclasses
 import re
 
-from .. import testsel
+from .. import classes, testsel
 from ..models import BAD
 
 # the parser's suffix for a name seen twice in one program
@@ -32,7 +32,7 @@ class Rerun:
 def failed(res: dict) -> Rerun:
     """What to run again to repeat what failed in the run RES (its
     results.json)."""
-    if res.get('exit_class', 2) == 0:
+    if classes.green(classes.recorded(res)):
         return Rerun([], [])
     globs = []
     for t in res.get('tests') or []:

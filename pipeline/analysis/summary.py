@@ -20,8 +20,8 @@ import dataclasses
 import json
 import os
 
-from .. import Fail
-from ..models import BAD, CLASS_NAMES, GOOD, ExitClass
+from .. import Fail, classes
+from ..models import BAD, GOOD, ExitClass
 from . import skips
 from .identity import Pairing
 
@@ -45,8 +45,8 @@ class Row:
     kernel_problems: int = 0
     kernel_problem_kinds: list = dataclasses.field(default_factory=list)
     duration_s: float | None = None
-    exit_class: int = int(ExitClass.INFRASTRUCTURE)
-    exit_class_name: str = CLASS_NAMES[2]
+    exit_class: int = int(classes.not_booted())
+    exit_class_name: str = classes.not_booted().label
     reason: str | None = None
     # None: no judgement (no pristine with tests in the matrix)
     regressions: int | None = None
@@ -95,7 +95,8 @@ def row_of(top: str, variant: str) -> Row:
                 p['kind'] for p in r['kernel_problems'])),
             duration_s=r.get('duration_s'),
             exit_class=r['exit_class'],
-            exit_class_name=CLASS_NAMES[r['exit_class']],
+            exit_class_name=classes.named(
+                r['exit_class'], r.get('exit_class_name')).label,
             reason=r['reasons'][0]['reason'] if r['reasons'] else None,
             skip_reasons=dict(skips.by_reason(tests).most_common()),
             flaky_tests=[t['id'] for t in tests
@@ -156,7 +157,7 @@ def counts(rows: list[Row]) -> Counts:
     return Counts(
         passed=sum(r.passed for r in rows),
         failed=sum(r.failed + r.errors + len(r.lost_tests) for r in rows) +
-        sum(1 for r in rows if r.exit_class >= 2),
+        sum(1 for r in rows if classes.counts_as_failure(r.exit_class)),
         skipped=sum(r.skipped for r in rows),
         benchmarks=sum(r.benchmarks for r in rows))
 
@@ -164,14 +165,14 @@ def counts(rows: list[Row]) -> Counts:
 @dataclasses.dataclass
 class Summary:
     """summary.json."""
-    exit_class: int
+    exit_class: ExitClass
     requested: list
     counts: Counts
     rows: list[Row]
 
     def to_dict(self) -> dict:
-        return {'schema': 2, 'exit_class': self.exit_class,
-                'exit_class_name': CLASS_NAMES[self.exit_class],
+        return {'schema': 2, 'exit_class': int(self.exit_class),
+                'exit_class_name': ExitClass(self.exit_class).label,
                 'requested': self.requested,
                 'counts': dataclasses.asdict(self.counts),
                 'variants': [r.to_dict() for r in self.rows]}
@@ -183,9 +184,9 @@ def summarize(top: str, variants: list[str],
     names = list(dict.fromkeys(variants))
     rows = [row_of(top, v) for v in names]
     judge(rows, rules)
-    worst = max(r.exit_class for r in rows)
-    if worst == 0 and any(r.lost_tests for r in rows):
-        worst = 1
+    worst = classes.summary([classes.named(r.exit_class, r.exit_class_name)
+                             for r in rows],
+                            any(r.lost_tests for r in rows))
     return Summary(worst, names, counts(rows), rows)
 
 
@@ -228,7 +229,7 @@ def lines(s: Summary, top: str) -> list[str]:
     matrix line (make check and CI read its format)."""
     out = [table(s.rows)]
     for r in s.rows:
-        if r.exit_class and r.reason:
+        if not classes.green(r.exit_class) and r.reason:
             out.append('%s: %s (see %s)' % (r.variant, r.reason,
                                             os.path.join(top, r.dir)))
     for r in s.rows:

@@ -2,8 +2,9 @@
 
 Each subcommand is a Command; a module that has some lists them in its
 COMMANDS, and COMMAND_MODULES names those modules. To add a subcommand
-(a build or boot stage, say): write its Command beside its logic and add
-the module to COMMAND_MODULES; `python3 -m pipeline --help` lists it and
+(a build or boot stage, say): write its Command in a module of
+pipeline/cli/ (the top layer: no module below it imports this package)
+and add the module to COMMAND_MODULES; `python3 -m pipeline --help` lists it and
 `make` can call it. Its callers (make, the shell steps, CI, the tests)
 run it as `scripts/pipeline SUBCOMMAND ...`, the one Python entry point
 of scripts/.
@@ -28,10 +29,10 @@ from pipeline import Fail
 # the modules with subcommands, in the order --help lists them; _first()
 # imports them in this order too, so the light ones that the shell steps
 # call most (config, artifacts stale) come first
-COMMAND_MODULES = ('pipeline.cli.config', 'pipeline.cli.artifacts',
-                   'pipeline.boot', 'pipeline.cli.build',
-                   'pipeline.results.command', 'pipeline.analysis.commands',
-                   'pipeline.cli.baseline')
+COMMAND_MODULES = ('pipeline.cli.config', 'pipeline.cli.classes',
+                   'pipeline.cli.artifacts', 'pipeline.cli.boot',
+                   'pipeline.cli.build', 'pipeline.cli.results',
+                   'pipeline.cli.analysis', 'pipeline.cli.baseline')
 
 
 @dataclasses.dataclass(frozen=True)

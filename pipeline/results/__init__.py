@@ -21,7 +21,8 @@ answer and the classifier can be unit-tested on recorded logs.
 Python 3.11 standard library only (Debian 12).
 """
 
-from ..models import CLASS_NAMES, ExitClass, Reason
+from .. import classes
+from ..models import CLASS_NAMES, Reason
 from . import markers, verdict
 from .console import read_log, split_records
 from .reports import PATTERNS_FILE, PatternError, load_patterns
@@ -52,7 +53,7 @@ def failure_result(variant, reason, log_path=None):
     initramfs did not build, its artifacts are missing): class 2 with
     REASON, no tests, and LOG_PATH the log that explains it, if any."""
     res = parse('', patterns=[], variant=variant, log_path=log_path)
-    res.exit_class = ExitClass.INFRASTRUCTURE
-    res.reasons = [Reason(ExitClass.INFRASTRUCTURE, reason)]
+    res.exit_class = classes.not_booted()
+    res.reasons = [Reason(res.exit_class, reason)]
     res.booted = False
     return res

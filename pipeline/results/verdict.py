@@ -5,7 +5,7 @@ here (the classes: expect-scripts/PROTOCOL.md).
 Python 3.11 standard library only (Debian 12).
 """
 
-from .. import testsel
+from .. import classes, testsel
 from ..models import BootResult, ExitClass, Layout, Reason, Status, TestResult
 from .plan import plan_errors
 
@@ -22,6 +22,10 @@ HARNESS_STOPS = {'BOOT-TIMEOUT', 'SUITE-TIMEOUT', 'SILENCE', 'FINAL-TIMEOUT',
 # tests package's command): no QEMU, so no poweroff; its last step is the
 # END line, which the truncation rule already asks for.
 MACHINE = 'machine'
+# Class 2 by its two names (models.ExitClass): a reason below that is
+# INCOMPLETE says something planned has no outcome; a plain 2 is the
+# machinery's failure (infrastructure).
+INCOMPLETE = ExitClass.INCOMPLETE
 
 
 def assemble(ps, variant=None, log_path=None, plan=None,
@@ -38,12 +42,14 @@ def assemble(ps, variant=None, log_path=None, plan=None,
         res.reasons.insert(0, Reason(2, 'the plan is not valid, so nothing '
                                      'was held against it: %s'
                                      % '; '.join(bad)))
-        res.exit_class = ExitClass.INFRASTRUCTURE
-    if harness_status not in (None, 0) and res.exit_class < 2:
+        res.exit_class = classes.raised(res.exit_class,
+                                        ExitClass.INFRASTRUCTURE)
+    if classes.harness_unexplained(res.exit_class, harness_status):
         res.reasons.insert(0, Reason(2, 'the harness exited %d, and the '
                                      'console log does not say why'
                                      % harness_status))
-        res.exit_class = ExitClass.INFRASTRUCTURE
+        res.exit_class = classes.raised(res.exit_class,
+                                        ExitClass.INFRASTRUCTURE)
     return res
 
 
@@ -157,10 +163,10 @@ def _assemble(ps, variant, log_path, plan=None):
                                any(s['name'] != 'ktap' for s in suites)):
         # the guest's markers without the harness's frame: not the log
         # of one whole run (its start, its end, what was sent are unknown)
-        reasons.append(Reason(2, 'no @@@ HARNESS START line: the log is '
+        reasons.append(Reason(INCOMPLETE, 'no @@@ HARNESS START line: the log is '
                               'not that of one whole harness run'))
     if ps.stray:
-        reasons.append(Reason(2, '%d line(s) of KTAP outside any program, '
+        reasons.append(Reason(INCOMPLETE, '%d line(s) of KTAP outside any program, '
                               'not counted: line %d: %s' % (
                                   len(ps.stray), ps.stray[0][0],
                                   ps.stray[0][1].strip()[:120])))
@@ -177,14 +183,14 @@ def _assemble(ps, variant, log_path, plan=None):
         words = cmd.split()
         if len(words) > 1 and words[0] == 'run-suite' and \
                 words[1] not in begun:
-            reasons.append(Reason(2, 'suite %s was sent but never began; '
+            reasons.append(Reason(INCOMPLETE, 'suite %s was sent but never began; '
                                   '%s' % (words[1], where)))
     stopped = HARNESS_STOPS & set(events) or \
         any(p['kind'] == 'panic' for p in problems)
     machine = (h['accel'] or {}).get('name') == MACHINE
     if h['start'] is not None and ps.ready is not None and not stopped \
             and not machine and 'poweroff -f' not in h['sent']:
-        reasons.append(Reason(2, 'the run ended before its last step (the '
+        reasons.append(Reason(INCOMPLETE, 'the run ended before its last step (the '
                               'harness never sent poweroff); %s' % where))
     for t in tests:
         if t.status == Status.FAIL:
@@ -198,16 +204,16 @@ def _assemble(ps, variant, log_path, plan=None):
             # its plan, or could not run at all is class 2, with where
             # the console stopped unless its program ended.
             reasons.append(Reason(
-                1 if t.program_failed else 2, 'test %s: %s%s' % (
+                1 if t.program_failed else INCOMPLETE, 'test %s: %s%s' % (
                     t.id, t.note, '' if t.program_ended else '; ' + where)))
         elif t.status == Status.ERROR:
             reasons.append(Reason(1, 'test %s: %s' % (t.id, t.note)))
     for s in suites:
         if not s['complete'] and not s['timed_out'] and s['name'] != 'ktap':
-            reasons.append(Reason(2, 'suite %s incomplete: no SUITE-END' %
+            reasons.append(Reason(INCOMPLETE, 'suite %s incomplete: no SUITE-END' %
                                   s['name']))
         elif s['complete'] and not s['programs']:
-            reasons.append(Reason(2, 'suite %s ran no program (SUITE-BEGIN, '
+            reasons.append(Reason(INCOMPLETE, 'suite %s ran no program (SUITE-BEGIN, '
                                   'then SUITE-END rc=%s): it tested '
                                   'nothing' % (s['name'], s['rc'])))
         elif s['complete'] and s['rc'] not in (0, None):
@@ -233,7 +239,7 @@ def _assemble(ps, variant, log_path, plan=None):
         },
         duration_s=h['end_elapsed_s'],
         accel=h['accel'],
-        exit_class=max((r.cls for r in reasons), default=ExitClass.PASS),
+        exit_class=classes.of_reasons(r.cls for r in reasons),
         reasons=reasons,
         kernel_problems=problems,
         kernel_problems_total=problems_total,
@@ -330,7 +336,7 @@ def _check_plan(plan, ps, suites, tests, reasons, where):
         seen = [p['name'] for p in s['programs']] if s else []
         if s is None and not any(c.split()[:2] == ['run-suite', sp['name']]
                                  for c in ps.harness['sent']):
-            reasons.append(Reason(2, 'suite %s was planned but never '
+            reasons.append(Reason(INCOMPLETE, 'suite %s was planned but never '
                                   'sent; %s' % (sp['name'], where)))
         for name in sp['programs']:
             if name in seen:
@@ -351,7 +357,7 @@ def _check_plan(plan, ps, suites, tests, reasons, where):
             if name not in sp['programs'] + sp.get('optional', []):
                 ps.unplanned.append('%s/%s' % (sp['name'], name))
                 reasons.append(Reason(
-                    2, 'program %s/%s ran but was not planned (the '
+                    INCOMPLETE, 'program %s/%s ran but was not planned (the '
                     'initramfs and variant.json disagree)' % (sp['name'],
                                                               name)))
     # every TESTS glob must have reached something that ran: a glob into a
@@ -368,7 +374,7 @@ def _check_plan(plan, ps, suites, tests, reasons, where):
 
     for g in plan.get('tests', []):
         if not any(reached(g, t) for t in tests):
-            reasons.append(Reason(2, "TESTS glob '%s' matched no test that "
+            reasons.append(Reason(INCOMPLETE, "TESTS glob '%s' matched no test that "
                                   "ran" % g))
     for name in plan.get('checkers', []):
         c = ps.checks.get(name)
@@ -379,7 +385,7 @@ def _check_plan(plan, ps, suites, tests, reasons, where):
             if ps.reports.kasan_banner is None and \
                     (c is None or c['state'] != 'on'):
                 reasons.append(Reason(
-                    2, 'debug checker kasan is off: neither the console nor '
+                    INCOMPLETE, 'debug checker kasan is off: neither the console nor '
                     'debug-checks saw "KernelAddressSanitizer '
                     'initialized"'))
             continue
@@ -387,15 +393,15 @@ def _check_plan(plan, ps, suites, tests, reasons, where):
                   ['run-suite'] and x != 'poweroff -f']
         if c is None and ps.final_done is not None:
             reasons.append(Reason(
-                2, "debug checker %s was not reported: the final command "
+                INCOMPLETE, "debug checker %s was not reported: the final command "
                 "'%s' ended (line %d) without a @@@ CHECK %s line" % (
                     name, ' '.join(finals[-1:]), ps.final_done, name)))
         elif c is None:
             reasons.append(Reason(
-                2, 'debug checker %s was not reported (the final command '
+                INCOMPLETE, 'debug checker %s was not reported (the final command '
                 'never ended); %s' % (name, where)))
         elif c['state'] != 'on':
-            reasons.append(Reason(2, 'debug checker %s is off: %s (line %d)'
+            reasons.append(Reason(INCOMPLETE, 'debug checker %s is off: %s (line %d)'
                                   % (name, c['detail'] or c['state'],
                                      c['line'])))
 

@@ -103,6 +103,15 @@ class Baseline(unittest.TestCase):
             baseline.write(os.path.join(self.d, 'mixed'), self.base, 'x',
                            ['kvm'])
 
+    def test_a_run_without_a_class_is_not_green(self):
+        # (as rerun-failed and compare read it: no class recorded is no
+        # whole run's result, class 2; a baseline took it for green)
+        r = run(GREEN)
+        del r['exit_class']
+        self.results('classless', r)
+        with self.assertRaisesRegex(Fail, 'not green.*default'):
+            baseline.write(os.path.join(self.d, 'classless'), self.base, 'x')
+
     def test_the_same_run_loses_nothing(self):
         rc, out = self.check(run(GREEN))
         self.assertEqual(0, rc, out)

@@ -1,7 +1,11 @@
-"""The package's import graph, read from the code (ast): no cycle, and the
+"""The package's import graph, read from the code (ast): no cycle, the
 command line (pipeline/cli/) is the top layer that no module below it
-imports. Held here, not by grepping strings: a renamed or a lazy import
-(inside a function) counts the same as one at the top of a file."""
+imports, and one place decides a class (pipeline/classes.py: no other
+module compares, tests or combines an exit class; the modules that need
+one import it). Held here, not by grepping strings: a renamed or a lazy
+import (inside a function) counts the same as one at the top of a file,
+and a class rule is found by what the code does with an exit class, not
+by how it is spelled."""
 
 import ast
 import os
@@ -15,10 +19,10 @@ sys.path.insert(0, TOP)
 PACKAGE = os.path.join(TOP, 'pipeline')
 
 # Modules that still define their own subcommands and so import
-# pipeline.cli's Command (or guard). Each is to move its command into
-# pipeline/cli/ as config, artifacts and build did; the list only shrinks.
-NOT_YET_MOVED = {'pipeline.boot', 'pipeline.machine',
-                 'pipeline.results.command', 'pipeline.analysis.commands'}
+# pipeline.cli's Command (or guard): none left (boot, machine, the
+# results' and the analysis' commands moved into pipeline/cli/ as config,
+# artifacts and build did). The list only shrinks.
+NOT_YET_MOVED: set[str] = set()
 
 
 def module_name(path):
@@ -73,6 +77,69 @@ def graph():
     return {n: imports(n, p, known) for n, p in known.items()}
 
 
+# The one module of class rules (issue 42: one place decides a class), at
+# the bottom: it imports the models alone.
+CLASS_RULES = 'pipeline.classes'
+# Where a boot's observations become classed reasons (the reasons' own
+# rules): it makes a class, and asks CLASS_RULES how they combine.
+REASONS = 'pipeline.results.verdict'
+# The modules that need a class decided, and so import CLASS_RULES: the
+# boot's class, record-failure, the summary's (and its LOST rule),
+# compare's "regressed", the baseline's, rerun-failed's "green", and the
+# shell's (scripts/pipeline class: build-and-boot, check, ci/variant-job,
+# bisect-step).
+ASKERS = {REASONS, 'pipeline.results', 'pipeline.analysis.summary',
+          'pipeline.analysis.compare', 'pipeline.analysis.baseline',
+          'pipeline.analysis.selection', 'pipeline.cli.classes'}
+
+
+def _reads_class(node):
+    """NODE reads an exit class (x.exit_class, x['exit_class'],
+    x.get('exit_class'), ExitClass.X) other than as the argument of a call
+    into pipeline.classes (classes.green(r.exit_class) asks, decides
+    nothing)."""
+    if isinstance(node, ast.Call) and \
+            isinstance(node.func, ast.Attribute) and \
+            isinstance(node.func.value, ast.Name) and \
+            node.func.value.id == 'classes':
+        return False
+    if isinstance(node, ast.Attribute) and node.attr == 'exit_class':
+        return True
+    if isinstance(node, ast.Attribute) and \
+            isinstance(node.value, ast.Name) and node.value.id == 'ExitClass':
+        return True
+    if isinstance(node, ast.Constant) and node.value == 'exit_class':
+        return True
+    return any(_reads_class(c) for c in ast.iter_child_nodes(node))
+
+
+def class_rules(path):
+    """The lines of PATH where an exit class is compared, tested, ordered
+    or combined: a rule about classes."""
+    with open(path, encoding='utf-8') as f:
+        tree = ast.parse(f.read(), path)
+    deciding = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) \
+                and isinstance(node.left, ast.Constant):
+            continue    # '%d %s' % (...): a class printed, not decided
+        if isinstance(node, (ast.Compare, ast.BoolOp, ast.BinOp)):
+            deciding.append(node)
+        elif isinstance(node, ast.UnaryOp) and \
+                isinstance(node.op, ast.Not):
+            deciding.append(node)
+        elif isinstance(node, (ast.If, ast.IfExp, ast.While, ast.Assert)):
+            deciding.append(node.test)
+        elif isinstance(node, ast.comprehension):
+            deciding.extend(node.ifs)
+        elif isinstance(node, ast.Call) and \
+                isinstance(node.func, ast.Name) and \
+                node.func.id in ('max', 'min', 'sorted', 'sum', 'any',
+                                 'all', 'bool'):
+            deciding.append(node)
+    return sorted({n.lineno for n in deciding if _reads_class(n)})
+
+
 def is_cli(name):
     return name == 'pipeline.cli' or name.startswith('pipeline.cli.')
 
@@ -121,6 +188,39 @@ class Layers(unittest.TestCase):
             self.assertTrue(any(is_cli(m) for m in g[n]),
                             '%s no longer imports the command line: take '
                             'it off NOT_YET_MOVED' % n)
+
+
+
+class OnePlaceDecidesAClass(unittest.TestCase):
+    def test_the_class_rules_are_the_bottom_layer(self):
+        g = graph()
+        self.assertEqual({'pipeline.models'}, g[CLASS_RULES])
+
+    def test_the_modules_that_need_a_class_decided_ask_the_one_place(self):
+        g = graph()
+        self.assertEqual([], sorted(n for n in ASKERS
+                                    if CLASS_RULES not in g[n]))
+
+    def test_no_other_module_compares_tests_or_combines_a_class(self):
+        wrong = []
+        for name, path in sorted(modules().items()):
+            if name in (CLASS_RULES, 'pipeline.models'):
+                continue
+            for line in class_rules(path):
+                wrong.append('%s:%d' % (os.path.relpath(path, TOP), line))
+        self.assertEqual([], wrong)
+
+    def test_the_reader_finds_a_class_rule(self):
+        # (a reader that found nothing would pass the test above)
+        import tempfile
+        with tempfile.NamedTemporaryFile('w', suffix='.py') as f:
+            f.write("worst = max(r.exit_class for r in rows)\n"
+                    "if res.get('exit_class', 2) == 0:\n    pass\n"
+                    "ok = classes.green(r.exit_class)\n"
+                    "n = sum(1 for r in rows if r.exit_class >= 2)\n"
+                    "print('%d' % r.exit_class)\n")
+            f.flush()
+            self.assertEqual([1, 2, 5], class_rules(f.name))
 
 
 if __name__ == '__main__':

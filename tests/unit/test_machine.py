@@ -22,6 +22,7 @@ sys.dont_write_bytecode = True
 TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
 sys.path.insert(0, TOP)
 from pipeline import machine, results  # noqa: E402
+from pipeline.cli import machine as command  # noqa: E402
 
 START = ['@@@ HARNESS START variant=v date=2026-12-06T00:00:00Z',
          '@@@ HARNESS ACCEL machine no QEMU: kernel-pipeline-tests on m',
@@ -137,7 +138,7 @@ class Run(unittest.TestCase):
 
     def run_it(self, *args):
         out = io.StringIO()
-        rc = machine.main(['--out', self.out, '--no-setup', '--kmsg',
+        rc = command.main(['--out', self.out, '--no-setup', '--kmsg',
                            self.kmsg] + list(args), root=self.root,
                           stdout=out)
         return rc, out.getvalue()

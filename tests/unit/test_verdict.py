@@ -155,6 +155,39 @@ class Classes(unittest.TestCase):
         self.assertIn('not booted', results.summary_line(res))
 
 
+class Incomplete(unittest.TestCase):
+    """Class 2 has two names (issue 43): 'incomplete', something planned
+    has no outcome, and 'infrastructure', the machinery failed; both exit
+    2, so nothing outside changes."""
+
+    def test_a_suite_that_ran_no_program_is_incomplete(self):
+        res, r = parse(START + ['@@@ HARNESS SEND run-suite s',
+                                '@@@ SUITE-BEGIN s uptime=1.0',
+                                '@@@ SUITE-END s rc=0 uptime=1.0',
+                                '@@@ HARNESS SUITE-DONE suite=s elapsed=2']
+                       + END)
+        self.assertEqual((2, 'incomplete'),
+                         (r['exit_class'], r['exit_class_name']))
+        self.assertIs(ExitClass.INCOMPLETE, res.exit_class)
+        self.assertEqual(2, int(res.exit_class))
+        self.assertEqual(['incomplete'], [x.cls.label for x in res.reasons])
+
+    def test_infrastructure_names_a_class_2_that_has_both(self):
+        # (no READY: the machinery; the suite never began: incomplete)
+        _, r = parse(START[:4] + ['@@@ HARNESS SEND run-suite s',
+                                  '@@@ HARNESS BOOT-TIMEOUT after=5',
+                                  '@@@ HARNESS QEMU-EXIT status=killed',
+                                  '@@@ HARNESS END elapsed=5'])
+        self.assertEqual((2, 'infrastructure'),
+                         (r['exit_class'], r['exit_class_name']))
+
+    def test_the_names_of_class_2(self):
+        self.assertEqual(ExitClass.INFRASTRUCTURE, ExitClass.INCOMPLETE)
+        self.assertIsNot(ExitClass.INFRASTRUCTURE, ExitClass.INCOMPLETE)
+        self.assertEqual('incomplete', ExitClass.INCOMPLETE.label)
+        self.assertIs(ExitClass.INFRASTRUCTURE, ExitClass(2))
+
+
 class Models(unittest.TestCase):
     def test_the_classes_and_their_names(self):
         self.assertEqual({0: 'pass', 1: 'test-failure', 2: 'infrastructure',

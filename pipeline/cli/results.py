@@ -12,11 +12,13 @@ import os
 import sys
 import traceback
 
-from .. import Fail
-from ..cli import Command
-from . import (PATTERNS_FILE, PatternError, failure_result, load_patterns,
-               parse, read_log, read_plan, summary_line, write_results)
-from . import symbolize
+from pipeline import Fail
+from pipeline.analysis import report
+from pipeline.cli import Command
+from pipeline.results import (PATTERNS_FILE, PatternError, failure_result,
+                              load_patterns, parse, read_log, read_plan,
+                              summary_line, write_results)
+from pipeline.results import symbolize
 
 DOC = """Classify a saved QEMU serial console log (expect-scripts/PROTOCOL.md).
 
@@ -100,8 +102,6 @@ def run(a: argparse.Namespace) -> int:
         _after('symbolize',
                lambda: symbolize.symbolize(a.out, a.symbolize))
     if a.report:
-        # (imported here: the analysis package imports this one's)
-        from ..analysis import report
         _after('report', lambda: report.main(a.out, 'auto',
                                              stream=sys.stderr))
     if not a.quiet:

@@ -7,9 +7,10 @@ Each is a thin layer of arguments over the module that does the work.
 import json
 import os
 
-from .. import Fail, artifacts as art, config, testsel, top
-from ..cli import Command
-from . import bench, compare, report, runs, selection, skips, summary
+from pipeline import Fail, artifacts as art, config, testsel, top
+from pipeline.analysis import (bench, compare, report, runs, selection,
+                               skips, summary)
+from pipeline.cli import Command
 
 SUMMARIZE = """One table and one summary.json for a whole boot matrix.
 

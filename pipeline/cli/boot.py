@@ -1,0 +1,103 @@
+"""The boot plan subcommand (scripts/pipeline boot plan): what a boot runs,
+one argument a line, for test-variant, boot-interactive, accel-probe, ...
+(the plan itself: pipeline/boot.py)."""
+
+import argparse
+
+from pipeline import Fail, artifacts, testsel
+from pipeline.boot import accel_of, harness, qemu
+from pipeline.cli import Command
+
+PLAN = """How to boot a variant, from its artifacts alone (pipeline/boot.py).
+
+usage:
+  [--accel NAME] [--rootfs DIR] qemu ARTIFACTS VARIANT
+      the QEMU command line, one argument per line
+  [--accel NAME --accel-reason TEXT] [--tests GLOBS] [--rootfs DIR]
+            [--plan-out FILE] harness ARTIFACTS VARIANT LOG [SUITE...]
+      the command line of expect-scripts/boot-and-test.exp that boots
+      VARIANT, runs SUITEs (default: the variant's suites, or with
+      --tests the suites the globs name) and writes LOG, one argument
+      per line; with --plan-out, FILE (JSON) says what that boot must
+      run: each suite's programs the globs select, its benchmarks, and
+      the debug checkers the kernel's config and command line promise
+      (parse-console --plan holds the console log against it)
+  accel-args NAME
+      the QEMU arguments of an accelerator (kvm, tcg)
+  list ARTIFACTS
+      the variants in ARTIFACTS (those with a variant.json)
+
+With --rootfs DIR (qemu, harness) the kernel boots from a Debian root
+filesystem its packages were installed into (scripts/boot-packages): DIR's
+/boot/vmlinuz-RELEASE, which must be the variant's bzImage, and the
+/boot/initrd.img-RELEASE initramfs-tools made, with DIR itself as the
+root filesystem, shared over 9p (virtio); its init is DIR's
+/pipeline-init, which runs the variant's initramfs unpacked in
+DIR/pipeline/ (the guest tests) from that root.
+
+The boot side reads ARTIFACTS/VARIANT/variant.json and the files it names
+(the kernel's bzImage, checked against the hash the build recorded, and
+the initramfs), never configs/, guest-tests/ or build/: a downloaded
+artifact set boots on a machine that has built nothing. The harness's own
+choices live here: the console and panic arguments of the kernel command
+line, the accelerator's QEMU arguments (scripts/accel-probe decides which
+one works here), suite timeouts scaled by the variant's timeout_scale and
+the accelerator's factor, silence as the largest of the variant's and the
+suites' (the power-off and final command timeouts are the expect
+script's), and which suites a TESTS selection needs (pipeline/testsel.py).
+Exit 0, or 2 naming what is missing or wrong.
+"""
+
+
+def _plan_args(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument('--accel', default='tcg', help=argparse.SUPPRESS)
+    ap.add_argument('--accel-reason', default='', help=argparse.SUPPRESS)
+    ap.add_argument('--tests', default='', help=argparse.SUPPRESS)
+    ap.add_argument('--rootfs', default='', help=argparse.SUPPRESS)
+    ap.add_argument('--plan-out', default='', help=argparse.SUPPRESS)
+    sub = ap.add_subparsers(dest='cmd', required=True, metavar='COMMAND')
+    sub.add_parser('accel-args').add_argument('name')
+    p = sub.add_parser('qemu')
+    p.add_argument('artifacts')
+    p.add_argument('variant')
+    p = sub.add_parser('harness')
+    p.add_argument('artifacts')
+    p.add_argument('variant')
+    p.add_argument('log')
+    p.add_argument('suites', nargs='*', metavar='SUITE')
+    sub.add_parser('list').add_argument('artifacts')
+
+
+def plan_lines(a: argparse.Namespace) -> list[str]:
+    """What `boot plan` (scripts/pipeline boot plan) prints for arguments A."""
+    accel_of(a.accel)
+    if a.cmd == 'list':
+        out = artifacts.variants_in(a.artifacts)
+    elif a.cmd == 'accel-args':
+        out = accel_of(a.name)['args']
+    else:
+        v = artifacts.load_variant(a.artifacts, a.variant)
+        if a.cmd == 'qemu':
+            out = qemu(a.artifacts, v, a.accel, a.rootfs)
+        else:
+            out = harness(a.artifacts, v, a.log, a.suites,
+                          testsel.parse(a.tests), a.accel, a.accel_reason,
+                          a.rootfs, a.plan_out)
+    for arg in out:
+        if '\n' in arg:
+            raise Fail('an argument contains a newline: %r' % arg)
+    return out
+
+
+def _plan(a: argparse.Namespace) -> int:
+    for arg in plan_lines(a):
+        print(arg)
+    return 0
+
+
+BOOT = """A boot planned from variant.json (the shell steps run QEMU).
+"""
+
+COMMANDS = [Command('boot', BOOT, None, None, subcommands=(
+    Command('plan', PLAN, _plan_args, _plan),
+))]
