@@ -83,7 +83,7 @@ def write(results: str, directory: str, source: str,
         ids = good_ids(sets[v])
         with open(path_of(directory, v), 'w', encoding='utf-8') as f:
             f.write('# The tests of variant %s that passed (or ran: '
-                    'benchmarks) in a green\n# make check: %s, %s.\n'
+                    'benchmarks) in a green\n# run of main: %s, %s.\n'
                     '# Written by scripts/pipeline baseline write; a '
                     'change that removes\n# a test or makes it skip '
                     'removes its line (ci/baseline/README.md).\n' % (
