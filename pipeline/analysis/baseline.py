@@ -103,30 +103,15 @@ class Check:
     judged: bool = True
 
 
-def suites_planned(res: dict):
-    """A scope for skips.lost(): the suites RES planned (its plan), with
-    its TESTS globs; absent from a planned suite counts, whichever program
-    it was in."""
-    plan = res.get('plan') or {}
-    suites = {sp['name'] for sp in plan.get('suites', [])}
-    globs = plan.get('tests') or []
-
-    def scope(tid):
-        suite, prog, test = (tid.split('/', 2) + [None, None])[:3]
-        if test is not None:
-            test = testsel.test_part(test)
-        return suite in suites and \
-            testsel.selects(globs, suite, prog, test) is not False
-    return scope
-
-
 def check_variant(variant: str, res: dict, ids: list[str],
                   rules: list) -> Check:
     c = Check(variant, known=len(ids))
     before = [{'id': i, 'status': Status.PASS} for i in ids]
     now = res.get('tests') or []
     by_id = {t['id']: t for t in now}
-    for x in skips.lost(before, now, suites_planned(res)):
+    # (absent from a suite the run planned counts, whichever program it
+    # was in: the plan's own program list would hide a program gone)
+    for x in skips.lost(before, now, skips.planned_in(res)):
         t = by_id.get(x.id)
         what = 'skip (%s)' % (t.get('skip_reason') or 'no reason') \
             if t is not None else 'did not run'
