@@ -25,7 +25,7 @@ import dataclasses
 import datetime
 import os
 
-from .. import Fail, classes, testsel
+from .. import Fail, classes
 from ..models import GOOD, Status
 from . import runs, skips
 
