@@ -522,6 +522,16 @@ echo "baseline: 0 passed, 1 failed, 0 skipped"; exit 1'
 '*"[baseline (ci/baseline)] baseline: 0 passed, 1 failed"*"baseline: LOST default/umcg/abi/global.numbers: pass -> skip"* ]]
 }
 
+@test "make check: a class rule that cannot be asked is a failure, never a silent pass" {
+	check_project
+	stub build-and-boot 'scripts/pipeline summarize 3 0 0'
+	export REAL_PIPELINE=/bin/false
+	run env -u TOP "$p/scripts/check"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"main job: scripts/pipeline class main-job failed: 1 failed"* ]]
+}
+
 @test "make check: tests that passed only when run again are passes, listed again at the end" {
 	check_project
 	stub build-and-boot 'echo "default: flaky (failed, then passed when run again in the same boot): kselftest/futex/run.sh/x"; scripts/pipeline summarize 3 0 0'
