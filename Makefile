@@ -74,7 +74,7 @@ LOCK = scripts/checkout-lock $@
 SETUP_LISTS := $(if $(filter native,$(RUNTIME)),native,podman)
 
 .DEFAULT_GOAL := all
-.PHONY: skips report all help setup base-image image container-build kernel-tree distro-modules \
+.PHONY: skips report report-html report-screenshot all help setup base-image image container-build kernel-tree distro-modules \
 	patches-export series-check repro-check matrix packages boot-packages boot test-variant bench parse \
 	rerun-failed compare baseline bisect-run check check-scale test test-integration clean distclean clean-cache
 
@@ -129,10 +129,10 @@ boot: setup ## interactive console of VARIANT (Ctrl-A X quits QEMU)
 	@$(LOCK) $(IN) scripts/boot-interactive "$(VARIANT)"
 
 test-variant: setup ## boot VARIANT and run SUITES (default: the variant's own)
-	@$(LOCK) $(IN) scripts/test-variant "$(VARIANT)"
+	@$(LOCK) $(IN) scripts/results-page --after scripts/test-variant "$(VARIANT)"
 
 bench: setup ## run the benchmark suites of VARIANT
-	@SUITES=umcg-bench $(LOCK) $(IN) scripts/test-variant "$(VARIANT)"
+	@SUITES=umcg-bench $(LOCK) $(IN) scripts/results-page --after scripts/test-variant "$(VARIANT)"
 
 parse: ## classify a saved console log: make parse LOG=results/default/console.log
 	@test -n "$(LOG)" || { echo "error: give LOG=path/to/console.log" >&2; exit 2; }
@@ -143,6 +143,13 @@ rerun-failed: setup ## boot VARIANT again with exactly what failed in results/VA
 
 skips: ## every skip of VARIANT's last run, counted per reason (results/VARIANT/)
 	@$(PIPELINE) skips "$${RESULTS:-results}/$(VARIANT)"
+
+report-html: ## the results page of RESULTS (default results/): RESULTS/index.html, one static file (make, matrix and test-variant write it at their end)
+	@$(PIPELINE) report-html "$${RESULTS:-results}"
+
+report-screenshot: ## docs/report.png, README's screenshot: the page of tests/fixtures/report/ in headless Chromium
+	@scripts/host-setup check
+	@scripts/report-screenshot docs/report.png
 
 report: ## VARIANT's last run again, one line per test, each failure with the end of its output (results/VARIANT/)
 	@$(PIPELINE) report "$${RESULTS:-results}/$(VARIANT)"

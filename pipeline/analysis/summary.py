@@ -68,12 +68,14 @@ class Row:
         return d
 
 
-def row_of(top: str, variant: str) -> Row:
+def row_of(top: str, variant: str, directory: str | None = None) -> Row:
     """One summary row from one results.json (class 2 if missing or
-    unreadable)."""
-    path = os.path.join(top, variant, 'results.json')
+    unreadable); DIRECTORY its directory under TOP when that is not named
+    after the variant (a CI download's results-<variant>/)."""
+    directory = directory or variant
+    path = os.path.join(top, directory, 'results.json')
     if not os.path.exists(path):
-        return Row(variant, variant, reason='no result: %s does not exist '
+        return Row(variant, directory, reason='no result: %s does not exist '
                    '(the variant did not run, or its run died)' % path)
     try:
         with open(path, encoding='utf-8') as f:
@@ -81,7 +83,7 @@ def row_of(top: str, variant: str) -> Row:
         c = r['counts']
         tests = r.get('tests') or []
         return Row(
-            variant=variant, dir=variant,
+            variant=variant, dir=directory,
             kernel_release=r.get('kernel_release'),
             boot_s=r['boot'].get('ready_uptime_s'),
             boot_elapsed_s=r['boot'].get('ready_elapsed_s'),
@@ -103,7 +105,8 @@ def row_of(top: str, variant: str) -> Row:
                          if t.get('flaky') and t['status'] == 'pass'],
             tests=tests)
     except (OSError, ValueError, KeyError, TypeError) as e:
-        return Row(variant, variant, reason='unreadable %s: %s' % (path, e))
+        return Row(variant, directory, reason='unreadable %s: %s' % (path,
+                                                                     e))
 
 
 def judge(rows: list[Row], rules: list[skips.Rule] = ()) -> None:
@@ -179,10 +182,12 @@ class Summary:
 
 
 def summarize(top: str, variants: list[str],
-              rules: list[skips.Rule] = ()) -> Summary:
-    """The summary of the VARIANTS asked for, from TOP/<variant>/."""
+              rules: list[skips.Rule] = (),
+              dirs: dict[str, str] | None = None) -> Summary:
+    """The summary of the VARIANTS asked for, from TOP/<variant>/ (or
+    TOP/DIRS[variant]/)."""
     names = list(dict.fromkeys(variants))
-    rows = [row_of(top, v) for v in names]
+    rows = [row_of(top, v, (dirs or {}).get(v)) for v in names]
     judge(rows, rules)
     worst = classes.summary([classes.named(r.exit_class, r.exit_class_name)
                              for r in rows],

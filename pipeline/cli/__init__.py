@@ -32,7 +32,8 @@ from pipeline import Fail
 COMMAND_MODULES = ('pipeline.cli.config', 'pipeline.cli.classes',
                    'pipeline.cli.artifacts', 'pipeline.cli.boot',
                    'pipeline.cli.build', 'pipeline.cli.results',
-                   'pipeline.cli.analysis', 'pipeline.cli.baseline')
+                   'pipeline.cli.analysis', 'pipeline.cli.baseline',
+                   'pipeline.cli.page')
 
 
 @dataclasses.dataclass(frozen=True)

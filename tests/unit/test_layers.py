@@ -90,7 +90,8 @@ REASONS = 'pipeline.results.verdict'
 # bisect-step).
 ASKERS = {REASONS, 'pipeline.results', 'pipeline.analysis.summary',
           'pipeline.analysis.compare', 'pipeline.analysis.baseline',
-          'pipeline.analysis.selection', 'pipeline.cli.classes'}
+          'pipeline.analysis.selection', 'pipeline.cli.classes',
+          'pipeline.page.model'}
 
 
 def _reads_class(node):
