@@ -14,7 +14,7 @@ import html
 
 from .model import Page
 
-PROBLEMS_SHOWN = 14     # at the top; the sections below have them all
+PER_KIND = 3    # problems of one kind at the top; the sections have them all
 
 CSS = """
 body{font:14px/1.35 system-ui,sans-serif;margin:0;color:#1b1b1b;background:#fafafa}
@@ -80,19 +80,24 @@ def _problems(p: Page) -> list[str]:
                    'accepted).</p></section>')
         return out
     out.append('<ul>')
-    for x in p.problems[:PROBLEMS_SHOWN]:
-        out.append('<li class="k-%s"><span class="kind">%s</span> '
-                   '<b>%s</b> %s %s</li>' % (
-                       esc(x.kind), esc(x.kind), esc(x.variant),
-                       link(x.link, '<code>%s</code>' % esc(x.test))
-                       if x.test else '',
-                       link(x.link, esc(x.text)) if not x.test
-                       else '<span class="muted">%s</span>' % esc(x.text)))
-    more = len(p.problems) - PROBLEMS_SHOWN
-    if more > 0:
-        out.append('<li>... %d more: <a href="#failures">failures</a>, '
-                   '<a href="#regressions">regressions</a>, '
-                   '<a href="#baseline">baseline</a></li>' % more)
+    # every kind on the first screen: a few of each, then how many more
+    kinds = list(dict.fromkeys(x.kind for x in p.problems))
+    for kind in kinds:
+        these = [x for x in p.problems if x.kind == kind]
+        for x in these[:PER_KIND]:
+            out.append('<li class="k-%s"><span class="kind">%s</span> '
+                       '<b>%s</b> %s %s</li>' % (
+                           esc(x.kind), esc(x.kind), esc(x.variant),
+                           link(x.link, '<code>%s</code>' % esc(x.test))
+                           if x.test else '',
+                           link(x.link, esc(x.text)) if not x.test
+                           else '<span class="muted">%s</span>'
+                           % esc(x.text)))
+        if len(these) > PER_KIND:
+            out.append('<li class="k-%s"><span class="kind">%s</span> ... '
+                       'and %d more: %s</li>' % (
+                           esc(kind), esc(kind), len(these) - PER_KIND,
+                           link(these[PER_KIND].link, 'the next')))
     out.append('</ul></section>')
     return out
 

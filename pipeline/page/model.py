@@ -210,8 +210,11 @@ class Logs:
         if v not in self.cache:
             path = os.path.join(self.top, self.dirs[v], 'console.log')
             try:
-                with open(path, encoding='utf-8', errors='replace') as f:
-                    self.cache[v] = f.read().split('\n')
+                with open(path, encoding='utf-8', errors='replace',
+                          newline='') as f:
+                    # (a serial console ends its lines with \r\r\n)
+                    self.cache[v] = [ln.rstrip('\r') for ln in
+                                     f.read().split('\n')]
             except OSError:
                 self.cache[v] = None
         return self.cache[v]
