@@ -22,7 +22,7 @@ import re
 
 from . import figures as fig
 
-WIDTH, HEIGHT = 6.4, 2.6        # inches, at 100 px an inch in SVG
+WIDTH, HEIGHT = 6.0, 2.4        # inches, at 100 px an inch in SVG: two a row
 
 
 @dataclasses.dataclass

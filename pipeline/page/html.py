@@ -162,6 +162,31 @@ def _regressions(p: Page) -> list[str]:
         'none (or no pristine in this run to judge against)')
 
 
+NEWS = ('==', 'NEW', 'LOST', 'FIXED', 'compare:')
+FULL_LINES = 500
+
+
+def _previous(p: Page) -> list[str]:
+    """make compare's lines against the run before: the news (new
+    failures, LOST, fixed, each variant's class), the rest folded."""
+    out = ['<section id="previous"><h2>Against %s</h2>'
+           % esc(p.previous_what)]
+    if not p.previous:
+        out.append('<p class="muted">nothing to compare with</p></section>')
+        return out
+    news = [ln for ln in p.previous if ln.strip().startswith(NEWS) or
+            'WORSE' in ln or 'better' in ln]
+    out.append('<pre>%s</pre>' % esc('\n'.join(news)))
+    rest = p.previous[:FULL_LINES]
+    more = len(p.previous) - len(rest)
+    out.append('<details><summary>every change, metrics too (%d lines)'
+               '</summary><pre>%s%s</pre></details></section>' % (
+                   len(p.previous), esc('\n'.join(rest)),
+                   esc('\n... %d more lines (make compare)' % more)
+                   if more > 0 else ''))
+    return out
+
+
 def _failures(p: Page) -> list[str]:
     out = ['<section id="failures"><h2>Failures (%d)</h2>'
            % (len(p.failures) + p.more_failures)]
@@ -216,13 +241,15 @@ def _charts(p: Page) -> list[str]:
     if not p.charts:
         out.append('<p class="muted">no benchmark figures in this run</p>')
     if p.figures:
-        out.append('<h3>This run</h3><table><tr><th>chart</th><th>series'
-                   '</th><th>value</th></tr>')
+        out.append('<details%s><summary>The figures of this run (%d)'
+                   '</summary><table><tr><th>chart</th><th>series</th>'
+                   '<th>value</th></tr>' % (
+                       ' open' if p.charts_note else '', len(p.figures)))
         for k, v in p.figures.items():
             chart, _, series = k.partition('|')
             out.append('<tr><td>%s</td><td>%s</td><td>%s</td></tr>' % (
                 esc(chart), esc(series), esc('%.4g' % v)))
-        out.append('</table>')
+        out.append('</table></details>')
     out.append('</section>')
     return out
 
@@ -259,8 +286,7 @@ def render(p: Page) -> str:
     parts += _lines_section('baseline', 'Against ci/baseline/ (the tests '
                             'a green run of main passed)', p.baseline,
                             'no baseline for these variants')
-    parts += _lines_section('previous', 'Against %s' % esc(p.previous_what),
-                            p.previous, 'nothing to compare with')
+    parts += _previous(p)
     for section in (_failures, _reports, _charts, _logs):
         parts += section(p)
     parts.append('</main></body></html>')
