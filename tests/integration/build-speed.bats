@@ -276,6 +276,13 @@ fake_compilers() {
 	# default and iso were booted before slow's kernel was built
 	[ "$RESULTS/default/results.json" -ot "$ARTIFACTS/slow/bzImage" ]
 	[ "$RESULTS/iso/results.json" -ot "$ARTIFACTS/slow/bzImage" ]
+	# the run ends with its page, every variant in it, and is recorded in
+	# this user's history (the test's own cache)
+	[[ "$output" == *"results page: "*"results/index.html"* ]]
+	for v in default iso slow; do
+		grep -q "<tr id=\"variant-$v\">" "$RESULTS/index.html"
+	done
+	[ "$(jq '.runs | length' "$PIPELINE_CACHE/report-history/runs.json")" = 1 ]
 }
 
 @test "build-and-boot: the guest programs compile beside the kernel (only its headers needed); the initramfs after it compiles nothing" {

@@ -149,3 +149,21 @@ PY
 	run "$TOP/scripts/report-screenshot"
 	[ "$status" -eq 2 ]
 }
+
+@test "results-page (the end of make, matrix, test-variant): the run's status stays, the page is written, the run recorded once; no results is a note" {
+	RESULTS=$R run "$TOP/scripts/results-page" --after sh -c 'exit 3'
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"results page: $R/index.html"* ]]
+	grep -q '<tr id="variant-debug">' "$R/index.html"
+	runs=$PIPELINE_CACHE/report-history/runs.json
+	[ "$(jq '.runs | length' "$runs")" = 1 ]
+	# the same run's page again: no second point in the history
+	RESULTS=$R run "$TOP/scripts/results-page"
+	[ "$status" -eq 0 ]
+	[ "$(jq '.runs | length' "$runs")" = 1 ]
+	RESULTS=$BATS_TEST_TMPDIR/none run "$TOP/scripts/results-page" --after true
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"note: no results page written: $BATS_TEST_TMPDIR/none is not a directory of results"* ]]
+}
