@@ -193,9 +193,11 @@ def _failures(p: Page) -> list[str]:
     for f in p.failures:
         out.append('<article id="%s"><h3>%s <code>%s</code> %s</h3>' % (
             esc(f.anchor), esc(f.variant), esc(f.test), esc(f.status)))
-        out.append('<p>%s%s</p>' % (esc(f.reason), ' &middot; ' + link(
+        out.append('<p>%s%s%s</p>' % (esc(f.reason), ' &middot; ' + link(
             f.log_anchor, 'console log, line %d' % f.line)
-            if f.log_anchor else ''))
+            if f.log_anchor else '', ''.join(
+                ' &middot; ' + link(a, 'the kernel report') for a in
+                f.reports)))
         if f.output:
             out.append('<pre>%s</pre>' % esc(f.output))
         out.append('</article>')

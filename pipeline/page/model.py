@@ -72,6 +72,7 @@ class Failure:
     line: int | None
     anchor: str
     log_anchor: str | None = None
+    reports: list = dataclasses.field(default_factory=list)  # anchors
 
 
 @dataclasses.dataclass
@@ -339,6 +340,9 @@ def build(top: str, baseline_dir: str | None = None,
             k.log_anchor = logs.cut(v, k.line, 3, REPORT_AFTER)
             reports.append(k)
 
+    for f in failures:
+        f.reports = [k.anchor for k in reports
+                     if k.variant == f.variant and k.kind in f.kinds]
     checks = base_mod.check(top, baseline_dir, names, rules) \
         if baseline_dir and os.path.isdir(baseline_dir) else []
     problems = []

@@ -168,6 +168,8 @@ class Model(Fixture):
     def test_a_kernel_report_is_decoded_to_file_line(self):
         p = self.build()
         k = p.reports[0]
+        f = next(x for x in p.failures if x.test.startswith('lkdtm'))
+        self.assertEqual([k.anchor], f.reports)
         self.assertTrue(k.decoded)
         self.assertIn('core.c:42', k.text)
         self.assertIsNotNone(p.excerpt(k.log_anchor))
