@@ -161,16 +161,25 @@ def read_set(top: str) -> tuple[dict[str, str], dict[str, dict]]:
     return dirs, sets
 
 
-def requested(top: str, found: list[str]) -> list[str]:
-    """The variants the run asked for (summary.json), else those found."""
+def requested(top: str, dirs: dict[str, str]) -> list[str]:
+    """The variants of the page: those the run asked for (summary.json's
+    list: results of others are older runs', not counted), and, when
+    results were written since that summary (make test-variant after
+    make), every variant found."""
+    found = list(dirs)
+    path = os.path.join(top, 'summary.json')
     try:
-        with open(os.path.join(top, 'summary.json'), encoding='utf-8') as f:
+        with open(path, encoding='utf-8') as f:
             want = json.load(f).get('requested')
-        if isinstance(want, list) and want:
-            return [str(v) for v in want]
+        stamp = os.path.getmtime(path)
     except (OSError, ValueError, AttributeError):
-        pass
-    return found
+        return found
+    if not isinstance(want, list) or not want:
+        return found
+    want = [str(v) for v in want]
+    newer = [v for v in found if os.path.getmtime(os.path.join(
+        top, dirs[v], 'results.json')) > stamp]
+    return want + [v for v in found if v not in want] if newer else want
 
 
 def tail(text: str, n: int) -> str:
@@ -293,9 +302,7 @@ def build(top: str, baseline_dir: str | None = None,
     configs/accepted-skips.txt; RECORD: add this run to the history;
     DRAW: the charts' SVG too (when matplotlib is there)."""
     dirs, sets = read_set(top)
-    names = requested(top, list(sets))
-    names += [v for v in sets if v not in names and v in dirs and
-              dirs[v] == '.']
+    names = requested(top, dirs)
     rules = skips.load_accepted(accepted)
     s = summary.summarize(top, names, rules, dirs)
     rows = {r.variant: r for r in s.rows}
@@ -402,12 +409,16 @@ def build(top: str, baseline_dir: str | None = None,
     prev = history.previous(hdir, rid)
     prev_lines, prev_what = [], 'no earlier run recorded on this machine'
     if prev:
-        _, before = read_set(prev)
-        want = [v for v in names if v in sets and v in before]
-        if want:
-            out, _ = compare.compare(prev, top, want, rules)
-            prev_lines = out[1:]
         prev_what = 'the run before this one on this machine'
+        try:
+            _, before = read_set(prev)
+            want = [v for v in names if v in sets and v in before]
+            if want:
+                prev_lines = compare.compare(prev, top, want, rules)[0][1:]
+        except Fail as e:
+            # (the history is a convenience: a copy that cannot be read
+            # is said, never a page not written)
+            prev_lines = ['cannot compare: %s' % e]
         try:
             with open(os.path.join(prev, 'run.json'), encoding='utf-8') as f:
                 info = json.load(f)

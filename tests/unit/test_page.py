@@ -181,6 +181,23 @@ class Model(Fixture):
         self.assertTrue(any('smoke/smoke/global.b: pass -> skip' in ln
                             for ln in p.baseline))
 
+    def test_a_variant_run_after_the_summary_is_shown_an_older_one_not(self):
+        extra = os.path.join(self.top, 'off')
+        write_set(self.top, [res('off', 0, 'pass', [
+            t('smoke/smoke/global.b', 'pass')])])
+        summary_json = os.path.join(self.top, 'summary.json')
+        # off's results are older than the matrix's summary: not its run
+        os.utime(os.path.join(extra, 'results.json'), (1, 1))
+        self.assertNotIn('off', [v.name for v in self.build().variants])
+        # written after it (make test-variant VARIANT=off): on the page
+        os.utime(summary_json, (2, 2))
+        os.utime(os.path.join(self.top, 'default', 'results.json'), (1, 1))
+        os.utime(os.path.join(self.top, 'pristine', 'results.json'), (1, 1))
+        os.utime(os.path.join(self.top, 'isolated', 'results.json'), (1, 1))
+        os.utime(os.path.join(extra, 'results.json'), (3, 3))
+        self.assertEqual(['default', 'pristine', 'isolated', 'rt', 'off'],
+                         [v.name for v in self.build().variants])
+
     def test_a_ci_download_is_read_by_the_variant_name_inside(self):
         os.rename(os.path.join(self.top, 'default'),
                   os.path.join(self.top, 'results-default'))
