@@ -294,6 +294,113 @@ def _cells(names, sets, lost_ids, problem_link):
     return suites, cells
 
 
+def _failures(names, sets, logs):
+    """([Failure], [KernelReport], failures not listed) of the run."""
+    failures, reports, more = [], [], 0
+    for v in names:
+        for t in (sets.get(v) or {}).get('tests') or []:
+            if t['status'] not in BAD:
+                continue
+            if len(failures) >= MAX_FAILURES:
+                more += 1
+                continue
+            reason = t.get('note') or ''
+            if t.get('explained_by'):
+                reason = '%s%skernel %s while it ran' % (
+                    reason, '; ' if reason else '',
+                    ', '.join(t['explained_by']))
+            f = Failure(
+                v, t['id'], t['status'],
+                reason or last_words(t.get('excerpt')) or t['status'],
+                tail(t.get('decoded') or t.get('excerpt') or '',
+                     OUTPUT_LINES),
+                list(t.get('explained_by') or []), t.get('line'),
+                'fail-%d' % (len(failures) + 1))
+            f.log_anchor = logs.cut(v, f.line, BEFORE, AFTER)
+            failures.append(f)
+        for p in (sets.get(v) or {}).get('kernel_problems') or []:
+            k = KernelReport(v, p.get('kind', '?'), p.get('first_line', ''),
+                             p.get('during'), p.get('line'),
+                             p.get('decoded') or p.get('excerpt') or '',
+                             bool(p.get('decoded')),
+                             'report-%d' % (len(reports) + 1))
+            k.log_anchor = logs.cut(v, k.line, 3, REPORT_AFTER)
+            reports.append(k)
+    for f in failures:
+        f.reports = [k.anchor for k in reports
+                     if k.variant == f.variant and k.kind in f.kinds]
+    return failures, reports, more
+
+
+def _previous(hdir, rid, top, names, sets, rules):
+    """make compare's lines against the run before RID in the history
+    HDIR, and what that run was."""
+    prev = history.previous(hdir, rid)
+    prev_lines, prev_what = [], 'no earlier run recorded on this machine'
+    if prev:
+        prev_what = 'the run before this one on this machine'
+        try:
+            _, before = read_set(prev)
+            want = [v for v in names if v in sets and v in before]
+            if want:
+                prev_lines = compare.compare(prev, top, want, rules)[0][1:]
+        except Fail as e:
+            # (the history is a convenience: a copy that cannot be read
+            # is said, never a page not written)
+            prev_lines = ['cannot compare: %s' % e]
+        try:
+            with open(os.path.join(prev, 'run.json'), encoding='utf-8') as f:
+                info = json.load(f)
+            prev_what += ' (%s, %s)' % (info.get('date'),
+                                        info.get('results'))
+        except (OSError, ValueError, AttributeError):
+            pass
+    return prev_lines, prev_what
+
+
+def _problems(variants, rows, summary_rows, reports, failures, checks):
+    """What did not go as planned, in the order the page's top lists it;
+    {(variant, test): the anchor it links to}; the LOST (variant, test)s."""
+    problems = []
+    for vv in variants:
+        r = rows[vv.name]
+        # (a kernel report is listed as itself, below)
+        if classes.counts_as_failure(classes.named(
+                r.exit_class, r.exit_class_name)) and not r.kernel_problems:
+            problems.append(Problem('no result' if r.tests is None
+                                    else vv.label, vv.name, None,
+                                    r.reason or vv.label,
+                                    'variant-' + slug(vv.name)))
+    for k in reports:
+        at = frame(k.text) if k.decoded else None
+        problems.append(Problem('kernel', k.variant, None, '%s%s: %s%s' % (
+            k.kind, ' during %s' % k.during if k.during else '',
+            k.first_line, ' at %s' % at if at else ''), k.anchor))
+    link = {}
+    for f in failures:
+        problems.append(Problem(f.status, f.variant, f.test, f.reason,
+                                f.anchor))
+        link[(f.variant, f.test)] = f.anchor
+    lost_seen = set()
+    for r in summary_rows:
+        for tid in r.lost_tests:
+            lost_seen.add((r.variant, tid))
+            problems.append(Problem('LOST', r.variant, tid,
+                                    'passed on %s, skipped or not run here'
+                                    % summary.BASELINE, 'regressions'))
+            link[(r.variant, tid)] = 'regressions'
+    for c in checks:
+        for line in c.lost:
+            tid = line.split(': pass -> ')[0][len(c.variant) + 1:]
+            if (c.variant, tid) not in lost_seen:
+                lost_seen.add((c.variant, tid))
+                problems.append(Problem(
+                    'LOST', c.variant, tid, 'pass -> %s against ci/baseline/'
+                    % line.split(': pass -> ', 1)[-1], 'baseline'))
+                link.setdefault((c.variant, tid), 'baseline')
+    return problems, link, lost_seen
+
+
 def build(top: str, baseline_dir: str | None = None,
           history_dir: str | None = None, accepted: str | None = None,
           record: bool = False, draw: bool = True) -> Page:
@@ -317,78 +424,11 @@ def build(top: str, baseline_dir: str | None = None,
             r.passed, r.failed, r.errors, r.skipped, r.benchmarks,
             len(r.lost_tests)))
 
-    failures, reports, more = [], [], 0
-    for v in names:
-        for t in (sets.get(v) or {}).get('tests') or []:
-            if t['status'] not in BAD:
-                continue
-            if len(failures) >= MAX_FAILURES:
-                more += 1
-                continue
-            reason = t.get('note') or ''
-            if t.get('explained_by'):
-                reason = '%s%skernel %s while it ran' % (
-                    reason, '; ' if reason else '',
-                    ', '.join(t['explained_by']))
-            f = Failure(v, t['id'], t['status'], reason or last_words(
-                t.get('excerpt')) or t['status'],
-                        tail(t.get('decoded') or t.get('excerpt') or '',
-                             OUTPUT_LINES),
-                        list(t.get('explained_by') or []), t.get('line'),
-                        'fail-%d' % (len(failures) + 1))
-            f.log_anchor = logs.cut(v, f.line, BEFORE, AFTER)
-            failures.append(f)
-        for p in (sets.get(v) or {}).get('kernel_problems') or []:
-            k = KernelReport(v, p.get('kind', '?'), p.get('first_line', ''),
-                             p.get('during'), p.get('line'),
-                             p.get('decoded') or p.get('excerpt') or '',
-                             bool(p.get('decoded')),
-                             'report-%d' % (len(reports) + 1))
-            k.log_anchor = logs.cut(v, k.line, 3, REPORT_AFTER)
-            reports.append(k)
-
-    for f in failures:
-        f.reports = [k.anchor for k in reports
-                     if k.variant == f.variant and k.kind in f.kinds]
+    failures, reports, more = _failures(names, sets, logs)
     checks = base_mod.check(top, baseline_dir, names, rules) \
         if baseline_dir and os.path.isdir(baseline_dir) else []
-    problems = []
-    for vv in variants:
-        r = rows[vv.name]
-        # (a kernel report is listed as itself, below)
-        if classes.counts_as_failure(classes.named(
-                r.exit_class, r.exit_class_name)) and not r.kernel_problems:
-            problems.append(Problem('no result' if r.tests is None
-                                    else vv.label, vv.name, None,
-                                    r.reason or vv.label,
-                                    'variant-' + slug(vv.name)))
-    for k in reports:
-        at = frame(k.text) if k.decoded else None
-        problems.append(Problem('kernel', k.variant, None, '%s%s: %s%s' % (
-            k.kind, ' during %s' % k.during if k.during else '',
-            k.first_line, ' at %s' % at if at else ''), k.anchor))
-    link = {}
-    for f in failures:
-        problems.append(Problem(f.status, f.variant, f.test, f.reason,
-                                f.anchor))
-        link[(f.variant, f.test)] = f.anchor
-    lost_seen = set()
-    for r in s.rows:
-        for tid in r.lost_tests:
-            lost_seen.add((r.variant, tid))
-            problems.append(Problem('LOST', r.variant, tid,
-                                    'passed on %s, skipped or not run here'
-                                    % summary.BASELINE, 'regressions'))
-            link[(r.variant, tid)] = 'regressions'
-    for c in checks:
-        for line in c.lost:
-            tid = line.split(': pass -> ')[0][len(c.variant) + 1:]
-            if (c.variant, tid) not in lost_seen:
-                lost_seen.add((c.variant, tid))
-                problems.append(Problem(
-                    'LOST', c.variant, tid, 'pass -> %s against ci/baseline/'
-                    % line.split(': pass -> ', 1)[-1], 'baseline'))
-                link.setdefault((c.variant, tid), 'baseline')
+    problems, link, lost_seen = _problems(variants, rows, s.rows, reports,
+                                          failures, checks)
     suites, cells = _cells(names, sets, lost_seen, link)
 
     baseline_lines = []
@@ -406,26 +446,7 @@ def build(top: str, baseline_dir: str | None = None,
     rid, date = history.run_id(files), run_date(top, dirs)
     figs = figures.of_run(sets)
     hdir = history_dir or history.default_dir()
-    prev = history.previous(hdir, rid)
-    prev_lines, prev_what = [], 'no earlier run recorded on this machine'
-    if prev:
-        prev_what = 'the run before this one on this machine'
-        try:
-            _, before = read_set(prev)
-            want = [v for v in names if v in sets and v in before]
-            if want:
-                prev_lines = compare.compare(prev, top, want, rules)[0][1:]
-        except Fail as e:
-            # (the history is a convenience: a copy that cannot be read
-            # is said, never a page not written)
-            prev_lines = ['cannot compare: %s' % e]
-        try:
-            with open(os.path.join(prev, 'run.json'), encoding='utf-8') as f:
-                info = json.load(f)
-            prev_what += ' (%s, %s)' % (info.get('date'),
-                                        info.get('results'))
-        except (OSError, ValueError, AttributeError):
-            pass
+    prev_lines, prev_what = _previous(hdir, rid, top, names, sets, rules)
     if record:
         try:
             history.record(hdir, rid, date, figs, os.path.abspath(top),
