@@ -18,6 +18,7 @@ Python 3.11 standard library; python3-matplotlib when installed.
 
 import dataclasses
 import io
+import os
 import re
 
 from . import figures as fig
@@ -63,8 +64,17 @@ def build(runs: list) -> list[Chart]:
     return out
 
 
-def draw(charts: list[Chart]) -> None:
-    """Give each chart its SVG (matplotlib must be available)."""
+def draw(charts: list[Chart], cache: str | None = None) -> None:
+    """Give each chart its SVG (matplotlib must be available). CACHE:
+    where matplotlib keeps its font cache when MPLCONFIGDIR is not set
+    (in the container HOME is not the user's: beside the history, it is
+    built once, not at every page, and says nothing)."""
+    if cache and not os.environ.get('MPLCONFIGDIR'):
+        try:
+            os.makedirs(cache, exist_ok=True)
+            os.environ['MPLCONFIGDIR'] = cache
+        except OSError:
+            pass
     import matplotlib
     matplotlib.use('svg')
     from matplotlib import pyplot as plt

@@ -458,11 +458,12 @@ def build(top: str, baseline_dir: str | None = None,
     note = None
     if cs and charts.available():
         if draw:
-            charts.draw(cs)
+            charts.draw(cs, os.path.join(hdir, 'matplotlib'))
     elif cs:
         note = ('charts not drawn: python3-matplotlib is not installed '
-                'here (scripts/deps lists it; make setup installs it); '
-                'the figures of this run are in the table below')
+                'where this page was written (scripts/deps/build.txt and '
+                'check.txt list it); the figures of this run are in the '
+                'table below')
     verdict = ExitClass(s.exit_class)
     return Page(os.path.abspath(top), date, verdict.label, int(verdict),
                 classes.green(verdict), s.counts, variants, suites, cells,
