@@ -37,7 +37,7 @@ pre{background:#fff;border:1px solid #ddd;padding:6px;overflow-x:auto;margin:4px
 table{border-collapse:collapse;background:#fff}
 th,td{border:1px solid #ccc;padding:3px 6px;font-size:13px;text-align:left}
 td.cell{text-align:center;min-width:60px}
-td.cls{max-width:300px}
+td.cls{max-width:300px;overflow-wrap:anywhere}
 td.cell a{color:inherit;display:block}
 .s-pass{background:#c8e6c9}.s-bench{background:#b2ebf2}.s-skip{background:#fff9c4}
 .s-lost{background:#ffcc80}.s-fail,.s-error{background:#ef9a9a;font-weight:bold}

@@ -465,7 +465,7 @@ def build(top: str, baseline_dir: str | None = None,
                 'check.txt list it); the figures of this run are in the '
                 'table below')
     verdict = ExitClass(s.exit_class)
-    return Page(os.path.abspath(top), date, verdict.label, int(verdict),
+    return Page(top, date, verdict.label, int(verdict),
                 classes.green(verdict), s.counts, variants, suites, cells,
                 problems, failures, more, reports, logs.excerpts,
                 {r.variant: r.regressed_tests for r in s.rows
