@@ -18,6 +18,8 @@ setup() {
 	local r=$BATS_TEST_TMPDIR/root s
 	mkdir -p "$r/bin"
 	cp "$TOP/guest-tests/runner/run-suite" "$r/bin/"
+	[ ! -e "$TOP/guest-tests/runner/ready" ] || cp "$TOP/guest-tests/runner/ready" "$r/bin/"
+	cp "$TOP/guest-tests/runner/debug-checks" "$r/bin/"
 	for s in smoke other; do
 		mkdir -p "$r/tests/$s"
 		printf '#!/bin/sh\necho "TAP version 13"; echo "1..1"; echo "ok 1 %s"\n' "$s" >"$r/tests/$s/t"
@@ -178,6 +180,49 @@ no_fake_left() {
 	grep -q '^@@@ HARNESS FINAL-TIMEOUT after=2' "$log"
 	[ "$(reason)" = "the final command timed out after 2s" ]
 	no_fake_left
+}
+
+@test "fake QEMU: its READY and @@@ CHECK lines are the initramfs's own (bin/ready, bin/debug-checks over a fake /proc and /sys), not its own copies" {
+	# the guest's programs, edited: the fake prints what they print
+	local r=$BATS_TEST_TMPDIR/root
+	printf '#!/bin/sh\necho "@@@ READY release=edited uptime=$(cut -d" " -f1 "${PROC_ROOT:-}/proc/uptime")"\n' >"$r/bin/ready"
+	sed -i 's/@@@ CHECK lockdep on debug_locks=1/@@@ CHECK lockdep on edited/' "$r/bin/debug-checks"
+	(cd "$r" && find . | cpio -o -H newc --quiet | gzip) >"$i"
+	boot clean 5 10 "smoke:5" --final "debug-checks"
+	cat "$log"
+	[ "$harness" -eq 0 ]
+	grep -q '^@@@ READY release=edited uptime=1.00' "$log"
+	grep -q '^@@@ CHECK lockdep on edited' "$log"
+	grep -q '^@@@ CHECK panic_on_warn on panic_on_warn=1' "$log"
+	grep -q '^@@@ CHECK kmemleak on two scans done' "$log"
+	# kmemleak-off: the fake's kmemleak refuses a scan, as a kernel's that
+	# disabled itself does
+	boot kmemleak-off 5 10 "" --final "debug-checks"
+	grep -q '^@@@ CHECK kmemleak off .*refuses a scan' "$log"
+}
+
+# Every "@@@ HARNESS" line of the log is one pipeline/protocol.py defines,
+# with its fields (the definition pipeline/machine.py writes by).
+protocol_lines() {
+	python3 -c 'import sys; sys.path.insert(0, sys.argv[1])
+from pipeline import protocol
+lines = [l.rstrip("\r\n") for l in open(sys.argv[2], encoding="utf-8", errors="replace") if l.startswith(protocol.PREFIX)]
+bad = [protocol.check(l) for l in lines if protocol.check(l)]
+print("\n".join(bad) or "%d harness lines" % len(lines))
+sys.exit(1 if bad or not lines else 0)' "$TOP" "$log"
+}
+
+@test "harness: its lines are the ones pipeline/protocol.py defines, each with its fields" {
+	boot clean 5 10 "smoke:5 other:5" --final "true" --accel tcg --accel-reason "asked for"
+	protocol_lines
+	boot no-ready 1 10 "smoke:5"
+	protocol_lines
+	boot silent 5 1 "smoke:5"
+	protocol_lines
+	boot hang 5 10 "smoke:1"
+	protocol_lines
+	boot panic 5 10 "smoke:5"
+	protocol_lines
 }
 
 @test "harness: usage errors exit 2 and start nothing" {
