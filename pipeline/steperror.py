@@ -1,9 +1,9 @@
 """A step's error, handed to its caller as JSON, not as a line of text:
-the step that fails (lib.sh's die, the pipeline's guard()) writes
-{"error": MESSAGE, "by": PROG} to the file $STEP_ERROR names, and the
-caller (scripts/test-variant) reads it back with read() (scripts/pipeline
-step-error): a message of several lines, or one that quotes another
-tool's "error: ...", arrives whole. The last step to fail writes last, as
+the step that fails (scripts/step-error.sh's die, the pipeline's
+guard()) writes {"error": MESSAGE, "by": PROG} to the file $STEP_ERROR
+names, and the caller (scripts/test-variant) reads it back with read()
+(scripts/pipeline step-error): a message of several lines, or one that
+quotes another tool's "error: ...", arrives whole. The last step to fail writes last, as
 the innermost error is said first and the step's own last.
 """
 

@@ -55,25 +55,8 @@ usage() {
 	exit 2
 }
 
-# json_string TEXT: TEXT as a JSON string.
-json_string() {
-	local s=$1
-	s=${s//\\/\\\\}
-	s=${s//\"/\\\"}
-	s=${s//$'\n'/\\n}
-	s=${s//$'\t'/\\t}
-	s=${s//$'\r'/\\r}
-	printf '"%s"' "${s//[$'\001'-$'\037']/?}"
-}
-
-# die MESSAGE: the step failed (exit 2). Its caller reads MESSAGE whole from
-# the JSON written to $STEP_ERROR when it names one (pipeline/steperror.py),
-# never from this line.
 die() {
 	printf 'error: %s\n' "$*" >&2
-	if [ -n "${STEP_ERROR:-}" ]; then
-		printf '{"error": %s, "by": %s}\n' "$(json_string "$*")" "$(json_string "${0##*/}")" >"$STEP_ERROR" || true
-	fi
 	exit 2
 }
 

@@ -141,9 +141,9 @@ def _record_failure(a: argparse.Namespace) -> int:
 STEP_ERROR = """Print the error a failed step reported (pipeline/steperror.py).
 
 step-error FILE: the message of the JSON a step wrote to FILE when it
-failed ($STEP_ERROR: lib.sh's die, the pipeline's own errors), all its
-lines; nothing when there is none. scripts/test-variant makes it the
-reason of a variant that was not booted.
+failed ($STEP_ERROR: scripts/step-error.sh's die, the pipeline's own
+errors), all its lines; nothing when there is none. scripts/test-variant
+makes it the reason of a variant that was not booted.
 """
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 bats_require_minimum_version 1.5.0
 # What the shell steps hand each other: a step's error as the JSON it
-# writes to $STEP_ERROR (lib.sh's die, the pipeline's guard), read by one
+# writes to $STEP_ERROR (step-error.sh's die, the pipeline's guard), read by one
 # reader (scripts/pipeline step-error), never an "error:" line scraped
 # from its output.
 
@@ -12,7 +12,7 @@ load ../helpers
 stage_project() {
 	p=$BATS_TEST_TMPDIR/proj
 	mkdir -p "$p/scripts" "$p/configs"
-	cp "$TOP/scripts/test-variant" "$TOP/scripts/lib.sh" "$p/scripts/"
+	cp "$TOP/scripts/test-variant" "$TOP/scripts/lib.sh" "$TOP/scripts/step-error.sh" "$p/scripts/"
 	ln -s "$TOP/scripts/pipeline" "$p/scripts/pipeline"
 	ln -s "$TOP/scripts/entry.py" "$p/scripts/entry.py"
 	export RESULTS=$p/results ARTIFACTS=$p/artifacts CONFIGS=$p/configs BUILD=$p/build
@@ -23,6 +23,7 @@ stub() { printf '#!/usr/bin/env bash\n%s\n' "$2" >"$p/scripts/$1"; chmod +x "$p/
 	stage_project
 	# QEMU's words, quoted in the reason on a line of their own
 	stub accel-probe '. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/step-error.sh"
 die "ACCEL=kvm, but KVM does not work here:
 qemu-system-x86_64: error: failed to initialize kvm: Permission denied"'
 	run env -u TOP PREBUILT=1 "$p/scripts/test-variant" default
