@@ -36,6 +36,18 @@ teardown() {
 	pkill -9 -f "$BATS_TEST_TMPDIR/fake-guest" 2>/dev/null || true
 }
 
+# Every "@@@ HARNESS" line of the log is one pipeline/protocol.py defines,
+# with its fields (the definition pipeline/machine.py writes by); boot()
+# holds every boot of these tests to it.
+protocol_lines() {
+	python3 -c 'import sys; sys.path.insert(0, sys.argv[1])
+from pipeline import protocol
+lines = [l.rstrip("\r\n") for l in open(sys.argv[2], encoding="utf-8", errors="replace") if l.startswith(protocol.PREFIX)]
+bad = [protocol.check(l) for l in lines if protocol.check(l)]
+print("\n".join(bad) or "%d harness lines" % len(lines))
+sys.exit(1 if bad or not lines else 0)' "$TOP" "$log"
+}
+
 # boot SCENARIO BOOT_TIMEOUT SILENCE SUITES [OPTIONS...]: the harness with
 # the fake QEMU; $status is the harness's exit, $class the parser's.
 boot() {
@@ -49,6 +61,8 @@ boot() {
 	harness=$status
 	class=0
 	"$TOP/scripts/pipeline" parse --quiet --out "$BATS_TEST_TMPDIR/out" "$log" || class=$?
+	# every boot's harness lines are the protocol's
+	[ ! -s "$log" ] || protocol_lines >/dev/null || { protocol_lines; return 1; }
 }
 
 reason() {
@@ -201,29 +215,6 @@ no_fake_left() {
 	grep -q '^@@@ CHECK kmemleak off .*refuses a scan' "$log"
 }
 
-# Every "@@@ HARNESS" line of the log is one pipeline/protocol.py defines,
-# with its fields (the definition pipeline/machine.py writes by).
-protocol_lines() {
-	python3 -c 'import sys; sys.path.insert(0, sys.argv[1])
-from pipeline import protocol
-lines = [l.rstrip("\r\n") for l in open(sys.argv[2], encoding="utf-8", errors="replace") if l.startswith(protocol.PREFIX)]
-bad = [protocol.check(l) for l in lines if protocol.check(l)]
-print("\n".join(bad) or "%d harness lines" % len(lines))
-sys.exit(1 if bad or not lines else 0)' "$TOP" "$log"
-}
-
-@test "harness: its lines are the ones pipeline/protocol.py defines, each with its fields" {
-	boot clean 5 10 "smoke:5 other:5" --final "true" --accel tcg --accel-reason "asked for"
-	protocol_lines
-	boot no-ready 1 10 "smoke:5"
-	protocol_lines
-	boot silent 5 1 "smoke:5"
-	protocol_lines
-	boot hang 5 10 "smoke:1"
-	protocol_lines
-	boot panic 5 10 "smoke:5"
-	protocol_lines
-}
 
 @test "harness: usage errors exit 2 and start nothing" {
 	run "$TOP/expect-scripts/boot-and-test.exp" "$log" v 5
