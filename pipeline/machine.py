@@ -19,7 +19,7 @@ READY line comes from this command, and a suite that outlives its timeout
 with SUITE-TIMEOUT, after which the run ends, as the harness's does.
 
 The package's tree (ROOT, /usr/lib/kernel-pipeline-tests):
-    bin/        run-suite, ktap-run, debug-checks, machine-setup
+    bin/        run-suite, ktap-run, debug-checks, ready, machine-setup
     tests/      <suite>/<program> (the initramfs's /tests)
     artifacts/  <variant>/variant.json and config: what the plan is made of
     pipeline/   this package
@@ -47,7 +47,7 @@ import threading
 import time
 from typing import IO
 
-from . import Fail, boot
+from . import Fail, boot, protocol
 from .results import load_patterns, parse, summary_line, write_results
 from .results.verdict import MACHINE
 
@@ -126,8 +126,10 @@ class Console:
                 f.write(text + '\n')
                 f.flush()
 
-    def note(self, text: str) -> None:
-        self.line('@@@ HARNESS ' + text)
+    def note(self, name: str, free: str = '', **fields) -> None:
+        """The harness line NAME (pipeline/protocol.py, the definition
+        the QEMU harness's lines are held to as well)."""
+        self.line(protocol.PREFIX + protocol.text(name, free, **fields))
 
     def elapsed(self) -> str:
         return '%.1f' % (time.monotonic() - self.start)
@@ -196,14 +198,6 @@ class KernelLog(threading.Thread):
         self.join()
         self.drain()
         os.close(self.fd)
-
-
-def uptime() -> str:
-    try:
-        with open('/proc/uptime', encoding='ascii') as f:
-            return f.read().split()[0]
-    except (OSError, IndexError):
-        return '0'
 
 
 def run_command(console: Console, argv: list[str], env: dict[str, str],
@@ -296,16 +290,16 @@ def run(a: argparse.Namespace, root: str, stdout: IO[str]) -> int:
     with open(log_path, 'w', encoding='utf-8') as log:
         con = Console(log, stdout)
         date = datetime.datetime.now(datetime.timezone.utc)
-        con.note('START variant=%s date=%s' % (
-            pkg.name, date.strftime('%Y-%m-%dT%H:%M:%SZ')))
-        con.note('ACCEL %s no QEMU: kernel-pipeline-tests %s on %s (%s)' % (
+        con.note('START', variant=pkg.name,
+                 date=date.strftime('%Y-%m-%dT%H:%M:%SZ'))
+        con.note('ACCEL', '%s no QEMU: kernel-pipeline-tests %s on %s (%s)' % (
             MACHINE, pkg.version, socket.gethostname(), platform.machine()))
         klog = KernelLog(a.kmsg, con)
         why = klog.open()
         if why:
             # kernel reports are seen only there: no verdict without it
             # (results/verdict.py: class 2)
-            con.note('NO-KERNEL-LOG %s' % why)
+            con.note('NO-KERNEL-LOG', why)
         klog.start()
         if os.geteuid() != 0:
             # the tests run as root in the guest: many need it
@@ -318,37 +312,37 @@ def run(a: argparse.Namespace, root: str, stdout: IO[str]) -> int:
         if not a.no_setup:
             run_command(con, ['sh', os.path.join(root, 'bin',
                                                  'machine-setup')], env, 60)
-        con.line('@@@ READY release=%s uptime=%s' % (rel, uptime()))
-        con.note('READY-SEEN elapsed=%s' % con.elapsed())
+        # (the guest's own ready marker: one definition, bin/ready)
+        run_command(con, ['sh', os.path.join(root, 'bin', 'ready')], env, 10)
+        con.note('READY-SEEN', elapsed=con.elapsed())
         stopped = False
         try:
             for s in suites:
                 limit = max(1, round(v['suites'][s]['timeout'] *
                                      v['params'].get('timeout_scale', 1) *
                                      a.timeout_scale))
-                con.note('SEND run-suite %s%s' % (
+                con.note('SEND', 'run-suite %s%s' % (
                     s, ''.join(" '%s'" % g for g in globs)))
                 rc = run_command(con, ['sh', os.path.join(
                     root, 'bin', 'run-suite'), s] + globs, env, limit)
                 if rc is None:
-                    con.note('SUITE-TIMEOUT suite=%s after=%d' % (s, limit))
+                    con.note('SUITE-TIMEOUT', suite=s, after=limit)
                     stopped = True
                     break
-                con.note('SUITE-DONE suite=%s elapsed=%s' % (
-                    s, con.elapsed()))
+                con.note('SUITE-DONE', suite=s, elapsed=con.elapsed())
             final = v['params'].get('final', '')
             if final and not stopped:
-                con.note('SEND %s' % final)
+                con.note('SEND', final)
                 rc = run_command(con, ['sh', '-c', final], env,
                                  FINAL_TIMEOUT)
                 if rc is None:
-                    con.note('FINAL-TIMEOUT after=%d' % FINAL_TIMEOUT)
+                    con.note('FINAL-TIMEOUT', after=FINAL_TIMEOUT)
                 else:
                     con.line('@@@ FINAL-DONE')
         except KeyboardInterrupt:
-            con.note('INTERRUPTED signal=SIGINT')
+            con.note('INTERRUPTED', signal='SIGINT')
         klog.stop()
-        con.note('END elapsed=%s' % con.elapsed())
+        con.note('END', elapsed=con.elapsed())
     # (this package's own failure-patterns.txt: the one the package ships)
     patterns = load_patterns()
     with open(log_path, encoding='utf-8', errors='replace') as f:

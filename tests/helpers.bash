@@ -167,7 +167,9 @@ SH
 	touch -d '2025-11-28 09:54:00 UTC' "$base/linux-source-6.12.tar.xz"
 	export KSRC_TARBALL=$base/linux-source-6.12.tar.xz
 	KSRC_VERSION=$(awk -F= '!/^#/ && NF { print $2; exit }' "$TOP/scripts/deps/kernel-source.txt")
-	export KSRC_VERSION KSRC_CHANGELOG=/nonexistent
+	# (no changelog: a path under the test's own directory, which nothing
+	# else on the machine can create)
+	export KSRC_VERSION KSRC_CHANGELOG=$base/no-such-changelog
 }
 
 # A whole fake project in DIR for the pipeline tests: variants

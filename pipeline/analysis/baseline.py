@@ -25,7 +25,7 @@ import dataclasses
 import datetime
 import os
 
-from .. import Fail, classes
+from .. import Fail, classes, counts
 from ..models import GOOD, Status
 from . import runs, skips
 
@@ -149,9 +149,10 @@ def check(results: str, directory: str, want: list[str] = (),
 
 
 def main(results: str, directory: str, want: list[str],
-         accepted: str | None = None) -> int:
-    """Print each variant's comparison and one closing line; 1 when a
-    test of a baseline was lost."""
+         accepted: str | None = None, counts_path: str | None = None) -> int:
+    """Print each variant's comparison and one closing line, and write
+    its counts to COUNTS_PATH (make check's); 1 when a test of a baseline
+    was lost."""
     checks = check(results, directory, want, skips.load_accepted(accepted))
     lost = 0
     for c in checks:
@@ -172,6 +173,9 @@ def main(results: str, directory: str, want: list[str],
     judged = [c for c in checks if c.judged]
     failed = sum(1 for c in judged if c.lost)
     # (one check per variant: its tests are counted by the run itself)
+    c = counts.Counts(len(judged) - failed, failed, len(checks) - len(judged))
+    if counts_path:
+        counts.write(counts_path, c)
     print('baseline: %d passed, %d failed, %d skipped' % (
-        len(judged) - failed, failed, len(checks) - len(judged)))
+        c.passed, c.failed, c.skipped))
     return classes.baseline_status(lost)

@@ -21,6 +21,7 @@ import json
 import os
 
 from .. import Fail, classes
+from ..counts import Counts
 from ..models import BAD, GOOD, ExitClass
 from . import skips
 from .identity import Pairing
@@ -143,17 +144,6 @@ def judge(rows: list[Row], rules: list[skips.Rule] = ()) -> None:
                 reg.append('LOST:' + tid)
         r.regressions, r.regressed_tests = len(reg), sorted(reg)
         r.known_failures, r.known_failed_tests = len(known), sorted(known)
-
-
-@dataclasses.dataclass(frozen=True)
-class Counts:
-    """The matrix line's numbers, over tests; a bad variant counts as one
-    more failure, a LOST test as one; benchmarks that ran are no
-    passes."""
-    passed: int
-    failed: int
-    skipped: int
-    benchmarks: int
 
 
 def counts(rows: list[Row]) -> Counts:

@@ -24,7 +24,7 @@ import sys
 import traceback
 from typing import Callable
 
-from pipeline import Fail
+from pipeline import Fail, steperror
 
 # the modules with subcommands, in the order --help lists them; _first()
 # imports them in this order too, so the light ones that the shell steps
@@ -78,12 +78,14 @@ def guard(main: Callable[[list], int], argv: list, prog: str) -> int:
         return main(argv)
     except Fail as e:
         print('%s: error: %s' % (prog, e), file=sys.stderr)
+        steperror.write(str(e), prog)
         return 2
     except SystemExit as e:
         # argparse: 0 after --help, 2 on a usage error. sys.exit("text")
         # would exit 1: a message is an error here.
         if isinstance(e.code, str):
             print('%s: error: %s' % (prog, e.code), file=sys.stderr)
+            steperror.write(e.code, prog)
             return 2
         return e.code or 0
     except KeyboardInterrupt:
@@ -94,8 +96,10 @@ def guard(main: Callable[[list], int], argv: list, prog: str) -> int:
         return 2
     except Exception as e:  # noqa: BLE001 - the point of this frame
         traceback.print_exc()
-        print('%s: error: internal error (%s: %s); this is a bug in %s' % (
-            prog, type(e).__name__, e, prog), file=sys.stderr)
+        message = 'internal error (%s: %s); this is a bug in %s' % (
+            type(e).__name__, e, prog)
+        print('%s: error: %s' % (prog, message), file=sys.stderr)
+        steperror.write(message, prog)
         return 2
 
 

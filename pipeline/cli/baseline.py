@@ -16,8 +16,10 @@ RESULTS_DIR with a file DIR/<variant>.tests (default ci/baseline/), every
 test listed there that is now skipped, or absent from a suite the run
 planned, is LOST and printed; configs/accepted-skips.txt accepts one with
 its reason. A variant without a file is said and not judged. The last line
-is "baseline: N passed, N failed, N skipped" over the variants (make check
-counts it). Exit 1 when a test was lost, 2 on bad input.
+is "baseline: N passed, N failed, N skipped" over the variants; --counts
+FILE (default $SECTION_COUNTS, set by make check) gets the same counts as
+JSON, which make check adds up. Exit 1 when a test was lost, 2 on bad
+input.
 """
 
 WRITE = """Write the baseline from a green run: DIR/<variant>.tests.
@@ -44,11 +46,13 @@ def _check_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument('results', metavar='RESULTS_DIR')
     ap.add_argument('--variants', default='', metavar='"A B"')
     ap.add_argument('--baseline', default=None, metavar='DIR')
+    ap.add_argument('--counts', metavar='FILE',
+                    default=os.environ.get('SECTION_COUNTS') or None)
 
 
 def _check(a: argparse.Namespace) -> int:
     return baseline.main(a.results, a.baseline or default_dir(),
-                         a.variants.split())
+                         a.variants.split(), counts_path=a.counts)
 
 
 def _write_args(ap: argparse.ArgumentParser) -> None:

@@ -1,8 +1,12 @@
 """The boot plan subcommand (scripts/pipeline boot plan): what a boot runs,
-one argument a line, for test-variant, boot-interactive, accel-probe, ...
-(the plan itself: pipeline/boot.py)."""
+one argument a line, for boot-interactive, accel-probe, ...; the
+harness's command as JSON (--argv-out) and `boot run`, which runs it, for
+test-variant (the plan itself: pipeline/boot.py)."""
 
 import argparse
+import json
+import os
+import sys
 
 from pipeline import Fail, artifacts, testsel
 from pipeline.boot import accel_of, harness, qemu
@@ -21,7 +25,10 @@ usage:
       per line; with --plan-out, FILE (JSON) says what that boot must
       run: each suite's programs the globs select, its benchmarks, and
       the debug checkers the kernel's config and command line promise
-      (parse-console --plan holds the console log against it)
+      (parse-console --plan holds the console log against it); with
+      --argv-out FILE, the command goes to FILE as JSON instead
+      ({"argv": [...], "accel": NAME, "accel_reason": TEXT}: an argument
+      may hold any character), for `boot run FILE`
   accel-args NAME
       the QEMU arguments of an accelerator (kvm, tcg)
   list ARTIFACTS
@@ -55,6 +62,7 @@ def _plan_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument('--tests', default='', help=argparse.SUPPRESS)
     ap.add_argument('--rootfs', default='', help=argparse.SUPPRESS)
     ap.add_argument('--plan-out', default='', help=argparse.SUPPRESS)
+    ap.add_argument('--argv-out', default='', help=argparse.SUPPRESS)
     sub = ap.add_subparsers(dest='cmd', required=True, metavar='COMMAND')
     sub.add_parser('accel-args').add_argument('name')
     p = sub.add_parser('qemu')
@@ -68,8 +76,9 @@ def _plan_args(ap: argparse.ArgumentParser) -> None:
     sub.add_parser('list').add_argument('artifacts')
 
 
-def plan_lines(a: argparse.Namespace) -> list[str]:
-    """What `boot plan` (scripts/pipeline boot plan) prints for arguments A."""
+def plan_args(a: argparse.Namespace) -> list[str]:
+    """The list `boot plan` (scripts/pipeline boot plan) answers for
+    arguments A."""
     accel_of(a.accel)
     if a.cmd == 'list':
         out = artifacts.variants_in(a.artifacts)
@@ -83,16 +92,74 @@ def plan_lines(a: argparse.Namespace) -> list[str]:
             out = harness(a.artifacts, v, a.log, a.suites,
                           testsel.parse(a.tests), a.accel, a.accel_reason,
                           a.rootfs, a.plan_out)
+    return out
+
+
+def plan_lines(a: argparse.Namespace) -> list[str]:
+    """What `boot plan` prints for arguments A, one argument a line."""
+    out = plan_args(a)
     for arg in out:
         if '\n' in arg:
             raise Fail('an argument contains a newline: %r' % arg)
     return out
 
 
+def _option(argv: list[str], name: str) -> str:
+    """The value of the harness's option NAME in ARGV (before its `--`)."""
+    head = argv[:argv.index('--')] if '--' in argv else argv
+    return head[head.index(name) + 1] if name in head[:-1] else ''
+
+
 def _plan(a: argparse.Namespace) -> int:
+    if a.argv_out:
+        if a.cmd != 'harness':
+            raise Fail('--argv-out goes with harness')
+        argv = plan_args(a)
+        cmd = {'argv': argv, 'accel': _option(argv, '--accel'),
+               'accel_reason': _option(argv, '--accel-reason')}
+        try:
+            with open(a.argv_out, 'w', encoding='utf-8') as f:
+                json.dump(cmd, f, indent=1)
+                f.write('\n')
+        except OSError as e:
+            raise Fail('cannot write the command: %s' % e) from None
+        return 0
     for arg in plan_lines(a):
         print(arg)
     return 0
+
+
+RUN = """Run the harness command `boot plan --argv-out FILE` wrote.
+
+run FILE: says "accel: NAME (REASON)" on stderr (the accelerator and why,
+with what the variant adds to it: its CPU model, one TCG thread, -icount),
+then becomes the command FILE holds (exec: its exit status is the
+harness's, a signal reaches it directly).
+"""
+
+
+def _run_args(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument('file', metavar='FILE')
+
+
+def _run(a: argparse.Namespace) -> int:
+    try:
+        with open(a.file, encoding='utf-8') as f:
+            cmd = json.load(f)
+        argv, accel = cmd['argv'], cmd['accel']
+        reason = cmd['accel_reason']
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise Fail('no boot command in %s (%s)' % (a.file, e)) from None
+    if not (isinstance(argv, list) and argv and
+            all(isinstance(x, str) for x in argv)):
+        raise Fail('no boot command in %s (argv is %r)' % (a.file, argv))
+    print('accel: %s (%s)' % (accel, reason), file=sys.stderr, flush=True)
+    sys.stdout.flush()
+    try:
+        os.execvp(argv[0], argv)
+    except OSError as e:
+        raise Fail('cannot run %s: %s' % (argv[0], e)) from None
+    return 2  # (not reached)
 
 
 BOOT = """A boot planned from variant.json (the shell steps run QEMU).
@@ -100,4 +167,5 @@ BOOT = """A boot planned from variant.json (the shell steps run QEMU).
 
 COMMANDS = [Command('boot', BOOT, None, None, subcommands=(
     Command('plan', PLAN, _plan_args, _plan),
+    Command('run', RUN, _run_args, _run),
 ))]

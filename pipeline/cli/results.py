@@ -12,7 +12,7 @@ import os
 import sys
 import traceback
 
-from pipeline import Fail
+from pipeline import Fail, steperror
 from pipeline.analysis import report
 from pipeline.cli import Command
 from pipeline.results import (PATTERNS_FILE, PatternError, failure_result,
@@ -138,8 +138,29 @@ def _record_failure(a: argparse.Namespace) -> int:
     return 0
 
 
+STEP_ERROR = """Print the error a failed step reported (pipeline/steperror.py).
+
+step-error FILE: the message of the JSON a step wrote to FILE when it
+failed ($STEP_ERROR: scripts/step-error.sh's die, the pipeline's own
+errors), all its lines; nothing when there is none. scripts/test-variant
+makes it the reason of a variant that was not booted.
+"""
+
+
+def _step_error_args(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument('file', metavar='FILE')
+
+
+def _step_error(a: argparse.Namespace) -> int:
+    e = steperror.read(a.file)
+    if e:
+        print(e)
+    return 0
+
+
 COMMANDS = [Command('parse', DOC, configure, run),
             Command('record-failure', RECORD_FAILURE, _record_failure_args,
                     _record_failure),
             Command('symbolize', symbolize.DOC, symbolize.configure,
-                    symbolize.run)]
+                    symbolize.run),
+            Command('step-error', STEP_ERROR, _step_error_args, _step_error)]

@@ -10,7 +10,7 @@ Python 3.11 standard library only (Debian 12).
 
 import re
 
-from .. import ktap
+from .. import ktap, protocol
 from . import programs, reports
 from .console import split_records
 from .verdict import MACHINE
@@ -23,10 +23,7 @@ KTAP_SHAPED_RE = re.compile(
 
 
 # The harness lines (PROTOCOL.md) kept as events in results.json.
-HARNESS_EVENTS = ('BOOT-TIMEOUT', 'SUITE-TIMEOUT', 'SILENCE', 'PANIC',
-                  'FINAL-TIMEOUT', 'POWEROFF-TIMEOUT', 'INTERRUPTED',
-                  'QEMU-EXIT', 'SUITE-DONE', 'END', 'READY-SEEN',
-                  'NO-KERNEL-LOG')
+HARNESS_EVENTS = protocol.EVENTS
 
 
 def _kv(s):

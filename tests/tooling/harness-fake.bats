@@ -18,6 +18,8 @@ setup() {
 	local r=$BATS_TEST_TMPDIR/root s
 	mkdir -p "$r/bin"
 	cp "$TOP/guest-tests/runner/run-suite" "$r/bin/"
+	[ ! -e "$TOP/guest-tests/runner/ready" ] || cp "$TOP/guest-tests/runner/ready" "$r/bin/"
+	cp "$TOP/guest-tests/runner/debug-checks" "$r/bin/"
 	for s in smoke other; do
 		mkdir -p "$r/tests/$s"
 		printf '#!/bin/sh\necho "TAP version 13"; echo "1..1"; echo "ok 1 %s"\n' "$s" >"$r/tests/$s/t"
@@ -34,6 +36,18 @@ teardown() {
 	pkill -9 -f "$BATS_TEST_TMPDIR/fake-guest" 2>/dev/null || true
 }
 
+# Every "@@@ HARNESS" line of the log is one pipeline/protocol.py defines,
+# with its fields (the definition pipeline/machine.py writes by); boot()
+# holds every boot of these tests to it.
+protocol_lines() {
+	python3 -c 'import sys; sys.path.insert(0, sys.argv[1])
+from pipeline import protocol
+lines = [l.rstrip("\r\n") for l in open(sys.argv[2], encoding="utf-8", errors="replace") if l.startswith(protocol.PREFIX)]
+bad = [protocol.check(l) for l in lines if protocol.check(l)]
+print("\n".join(bad) or "%d harness lines" % len(lines))
+sys.exit(1 if bad or not lines else 0)' "$TOP" "$log"
+}
+
 # boot SCENARIO BOOT_TIMEOUT SILENCE SUITES [OPTIONS...]: the harness with
 # the fake QEMU; $status is the harness's exit, $class the parser's.
 boot() {
@@ -47,6 +61,8 @@ boot() {
 	harness=$status
 	class=0
 	"$TOP/scripts/pipeline" parse --quiet --out "$BATS_TEST_TMPDIR/out" "$log" || class=$?
+	# every boot's harness lines are the protocol's
+	[ ! -s "$log" ] || protocol_lines >/dev/null || { protocol_lines; return 1; }
 }
 
 reason() {
@@ -179,6 +195,26 @@ no_fake_left() {
 	[ "$(reason)" = "the final command timed out after 2s" ]
 	no_fake_left
 }
+
+@test "fake QEMU: its READY and @@@ CHECK lines are the initramfs's own (bin/ready, bin/debug-checks over a fake /proc and /sys), not its own copies" {
+	# the guest's programs, edited: the fake prints what they print
+	local r=$BATS_TEST_TMPDIR/root
+	printf '#!/bin/sh\necho "@@@ READY release=edited uptime=$(cut -d" " -f1 "${PROC_ROOT:-}/proc/uptime")"\n' >"$r/bin/ready"
+	sed -i 's/@@@ CHECK lockdep on debug_locks=1/@@@ CHECK lockdep on edited/' "$r/bin/debug-checks"
+	(cd "$r" && find . | cpio -o -H newc --quiet | gzip) >"$i"
+	boot clean 5 10 "smoke:5" --final "debug-checks"
+	cat "$log"
+	[ "$harness" -eq 0 ]
+	grep -q '^@@@ READY release=edited uptime=1.00' "$log"
+	grep -q '^@@@ CHECK lockdep on edited' "$log"
+	grep -q '^@@@ CHECK panic_on_warn on panic_on_warn=1' "$log"
+	grep -q '^@@@ CHECK kmemleak on two scans done' "$log"
+	# kmemleak-off: the fake's kmemleak refuses a scan, as a kernel's that
+	# disabled itself does
+	boot kmemleak-off 5 10 "" --final "debug-checks"
+	grep -q '^@@@ CHECK kmemleak off .*refuses a scan' "$log"
+}
+
 
 @test "harness: usage errors exit 2 and start nothing" {
 	run "$TOP/expect-scripts/boot-and-test.exp" "$log" v 5

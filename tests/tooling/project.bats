@@ -459,17 +459,19 @@ check_project() {
 	mkdir -p "$p/scripts" "$p/tests/system" "$p/tests/integration"
 	cp "$TOP/scripts/check" "$TOP/scripts/lib.sh" "$p/scripts/"
 	touch "$p/tests/system/x.bats" "$p/tests/integration/x.bats"
-	stub run-tests 'echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
+	# a section's counts are the JSON it writes to $SECTION_COUNTS
+	counts='printf '"'"'{"counts": {"passed": %s, "failed": %s, "skipped": %s}}\n'"'"' '
+	stub run-tests "${counts}4 0 1 >\"\$SECTION_COUNTS\"; echo \"\${2:-tooling}: 4 passed, 0 failed, 1 skipped\""
 	stub in-runtime 'exec "$@"'
 	# scripts/pipeline: config (the variants of the set) and summarize;
 	# class, the rules of pipeline/classes.py, is the real one
 	export REAL_PIPELINE=$TOP/scripts/pipeline
 	stub pipeline 'if [ "$1" = summarize ]; then shift; exec "${0%/*}/summarize" "$@"; fi
-if [ "$1" = class ]; then exec "$REAL_PIPELINE" "$@"; fi
+if [ "$1" = class ] || [ "$1" = counts ]; then exec "$REAL_PIPELINE" "$@"; fi
 if [ "$1" = baseline ]; then exec "${0%/*}/baseline" "$@"; fi
 echo default; [ "$3 $4" = "--check quick" ] || echo pristine'
 	# the baseline's check: no variant judged (a test replaces it)
-	stub baseline 'echo "baseline: 0 passed, 0 failed, 0 skipped"'
+	stub baseline "${counts}0 0 0 >\"\$SECTION_COUNTS\"; echo \"baseline: 0 passed, 0 failed, 0 skipped\""
 	# what build-and-boot ends with: summarize's summary.json (make check
 	# counts it) and its closing line
 	stub summarize 'r=${RESULTS:-results}; mkdir -p "$r"
@@ -511,7 +513,7 @@ echo "matrix: $1 passed, $2 failed, $3 skipped"'
 	stub baseline 'echo "$*" >"${0%/*}/baseline.args"
 echo "baseline default: 3 tests, 1 lost"
 echo "baseline: LOST default/umcg/abi/global.numbers: pass -> skip (no UMCG) (see ci/baseline/default.tests)"
-echo "baseline: 0 passed, 1 failed, 0 skipped"; exit 1'
+echo "baseline: 0 passed, 1 failed, 0 skipped"; '"${counts}0 1 0"' >"$SECTION_COUNTS"; exit 1'
 	run env -u TOP -u VARIANTS "$p/scripts/check"
 	echo "$output"
 	[ "$status" -ne 0 ]
@@ -530,6 +532,24 @@ echo "baseline: 0 passed, 1 failed, 0 skipped"; exit 1'
 	echo "$output"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"main job: scripts/pipeline class main-job failed: 1 failed"* ]]
+}
+
+@test "make check: a section's counts are the JSON it writes (\$SECTION_COUNTS), not a line of its output; none is a failure" {
+	check_project
+	stub build-and-boot 'scripts/pipeline summarize 3 0 0'
+	# a closing line that disagrees with the counts: the counts win
+	stub run-tests "${counts}4 0 1 >\"\$SECTION_COUNTS\"; echo \"\${2:-tooling}: 99 passed, 0 failed, 0 skipped\""
+	run env -u TOP "$p/scripts/check"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "check: 15 passed, 0 failed, 3 skipped" ]
+	# a section that wrote no counts is one failure, whatever it printed
+	stub baseline 'echo "baseline: 0 passed, 0 failed, 0 skipped"'
+	run env -u TOP "$p/scripts/check"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[ "${lines[-1]}" = "check: 15 passed, 1 failed, 3 skipped" ]
+	[[ "$output" == *"[baseline (ci/baseline)] no counts"* ]]
 }
 
 @test "make check: tests that passed only when run again are passes, listed again at the end" {
@@ -561,7 +581,7 @@ echo "baseline: 0 passed, 1 failed, 0 skipped"; exit 1'
 	# the system tests section waits for the test to have seen its first line
 	stub run-tests 'if [ "${2:-}" = system ]; then echo "system started"
 i=0; while [ ! -e "$0.go" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done; fi
-echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
+echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"; '"${counts}4 0 1"' >"$SECTION_COUNTS"'
 	stub build-and-boot 'scripts/pipeline summarize 3 0 0'
 	env -u TOP "$p/scripts/check" >"$BATS_TEST_TMPDIR/log" 2>&1 3>&- &
 	i=0
@@ -581,7 +601,7 @@ echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 
 @test "make check: CHECK picks the set, quick unless CHECK=full, says so and hands it to the system tests; a bad CHECK is exit 2, nothing run" {
 	check_project
-	stub run-tests 'echo "${2:-tooling} sees CHECK_SET=${CHECK_SET:-unset}"; echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
+	stub run-tests 'echo "${2:-tooling} sees CHECK_SET=${CHECK_SET:-unset}"; echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"; '"${counts}4 0 1"' >"$SECTION_COUNTS"'
 	stub build-and-boot 'scripts/pipeline summarize 3 0 0'
 	run env -u TOP -u CHECK "$p/scripts/check"
 	echo "$output"
@@ -628,12 +648,12 @@ echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
 
 @test "make check: what failed, and why, is repeated just above the last line (CI shows only the tail)" {
 	check_project
-	# a matrix that dies without its closing line: its last lines say why
+	# a matrix that dies without its counts: its last lines say why
 	stub build-and-boot 'echo "kernel default ok"; echo "Traceback (most recent call last):"; echo "OSError: No space left on device"; exit 2'
 	# and a tooling test that failed, far above the end
-	stub run-tests 'if [ -n "${2:-}" ]; then echo "$2: 1 passed, 0 failed, 0 skipped"; exit 0; fi
+	stub run-tests 'if [ -n "${2:-}" ]; then echo "$2: 1 passed, 0 failed, 0 skipped"; '"${counts}1 0 0"' >"$SECTION_COUNTS"; exit 0; fi
 echo "not ok 7 the thing that broke"; i=0; while [ $i -lt 50 ]; do echo "ok $i"; i=$((i + 1)); done
-echo "tooling: 4 passed, 1 failed, 0 skipped"; exit 1'
+echo "tooling: 4 passed, 1 failed, 0 skipped"; '"${counts}4 1 0"' >"$SECTION_COUNTS"; exit 1'
 	run env -u TOP "$p/scripts/check"
 	echo "$output"
 	[ "$status" -ne 0 ]
@@ -641,7 +661,7 @@ echo "tooling: 4 passed, 1 failed, 0 skipped"; exit 1'
 	# the recap is the last lines before the total
 	recap=$(printf '%s\n' "${lines[@]}" | tail -n 12)
 	[[ "$recap" == *"tooling tests"*"not ok 7 the thing that broke"* ]]
-	[[ "$recap" == *"build and boot"*"no closing line"*"OSError: No space left on device"* ]]
+	[[ "$recap" == *"build and boot"*"no counts"*"OSError: No space left on device"* ]]
 	[[ "$recap" != *"ok 49"* ]]
 	# a test that failed in a variant: its line, the end of its output
 	# (the lines that say why) and the variant's reason
@@ -658,7 +678,7 @@ echo "        | Expected 0 (0) == ret (-125)"; echo "default: 1 test failed (see
 	# only the end of a long output
 	[[ "$recap" != *"early output"* ]]
 	# nothing failed: no recap
-	stub run-tests 'echo "${2:-tooling}: 4 passed, 0 failed, 1 skipped"'
+	stub run-tests "${counts}4 0 1 >\"\$SECTION_COUNTS\""
 	stub build-and-boot 'scripts/pipeline summarize 3 0 0'
 	run env -u TOP "$p/scripts/check"
 	[ "$status" -eq 0 ]
@@ -669,6 +689,7 @@ echo "        | Expected 0 (0) == ret (-125)"; echo "default: 1 test failed (see
 	p=$BATS_TEST_TMPDIR/proj
 	mkdir -p "$p/scripts" "$p/tests/unit" "$p/tests/tooling"
 	cp "$TOP/scripts/run-tests" "$TOP/scripts/lib.sh" "$p/scripts/"
+	cp "$TOP/tests/unit/taprun.py" "$p/tests/unit/"
 	printf '%s\n' '@test "one" {' 'true' '}' >"$p/tests/tooling/one.bats"
 	printf '%s\n' 'import unittest' 'class T(unittest.TestCase):' \
 		'    def test_good(self):' '        self.assertTrue(True)' \
@@ -707,4 +728,43 @@ echo "        | Expected 0 (0) == ret (-125)"; echo "default: 1 test failed (see
 	[ "${lines[-1]}" = "env-check: 1 passed, 0 failed, 0 skipped" ]
 	# each test's time is on its line
 	[[ "$output" =~ ok\ 1\ env\ in\ [0-9]+ms ]]
+}
+
+# A project with scripts/run-tests, one bats file that passes and the
+# unit tests given as FILE:BODY (tests/unit/FILE).
+run_tests_project() {
+	p=$BATS_TEST_TMPDIR/rt
+	mkdir -p "$p/scripts" "$p/tests/tooling" "$p/tests/unit"
+	cp "$TOP/scripts/run-tests" "$TOP/scripts/lib.sh" "$p/scripts/"
+	cp "$TOP/tests/unit/taprun.py" "$p/tests/unit/"
+	printf '@test "passes" {\n\ttrue\n}\n' >"$p/tests/tooling/a.bats"
+	local spec
+	for spec in "$@"; do
+		printf '%s\n' "${spec#*:}" >"$p/tests/unit/${spec%%:*}"
+	done
+}
+
+@test "run-tests: every unit test is counted from unittest's own result, a test with a docstring too" {
+	run_tests_project 'test_doc.py:import unittest
+
+
+class T(unittest.TestCase):
+    def test_fails(self):
+        """A docstring: unittest -v prints it on the line of the verdict."""
+        self.fail("broken")
+
+    def test_passes(self):
+        """Another docstring."""
+
+    @unittest.skip("not here")
+    def test_skipped(self):
+        pass'
+	run env -u TOP -u BUILD "$p/scripts/run-tests"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "${lines[-1]}" = "tooling: 2 passed, 1 failed, 1 skipped" ]
+	grep -qx 'not ok unit: test_fails (test_doc.T.test_fails)' "$p/build/test-results/tooling.tap"
+	# the counts for make check, as JSON (scripts/check reads them, not
+	# the closing line)
+	[ "$(jq -c .counts "$p/build/test-results/tooling.json")" = '{"passed":2,"failed":1,"skipped":1}' ]
 }

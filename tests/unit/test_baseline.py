@@ -14,7 +14,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(
 sys.path.insert(0, TOP)
 sys.dont_write_bytecode = True
 
-from pipeline import Fail, cli  # noqa: E402
+from pipeline import Fail, cli, counts  # noqa: E402
 from pipeline.analysis import baseline  # noqa: E402
 
 PLAN = {'format': 'kernel-pipeline-plan/1', 'variant': 'default',
@@ -127,6 +127,27 @@ class Baseline(unittest.TestCase):
         self.assertIn('baseline: LOST default/umcg/abi/global.numbers: pass -> skip '
                       '(no UMCG)', out)
         self.assertIn('baseline: 0 passed, 1 failed, 0 skipped', out)
+
+    def test_its_counts_are_written_for_make_check(self):
+        now = [t if t[0] != 'umcg/abi/global.numbers' else
+               (t[0], 'skip', 'no UMCG') for t in GREEN]
+        self.results('green', run(GREEN))
+        with contextlib.redirect_stdout(io.StringIO()):
+            baseline.write(os.path.join(self.d, 'green'), self.base, 'test')
+            path = os.path.join(self.d, 'counts.json')
+            baseline.main(self.results('now', run(now)), self.base, [],
+                          accepted=self.accepted(()), counts_path=path)
+        self.assertEqual(counts.Counts(0, 1, 0), counts.read(path))
+
+    def test_counts_that_are_none_are_refused(self):
+        path = os.path.join(self.d, 'c.json')
+        for text in ('', '{}', '{"counts": {}}',
+                     '{"counts": {"passed": null}}',
+                     '{"counts": {"passed": -1}}', '[1]'):
+            with open(path, 'w') as f:
+                f.write(text)
+            with self.assertRaises(Fail, msg=text):
+                counts.read(path)
 
     def test_a_test_removed_is_lost(self):
         now = [t for t in GREEN if t[0] != 'umcg/switch/switch.fast_path']

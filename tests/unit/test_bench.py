@@ -379,13 +379,17 @@ class CheckLine(unittest.TestCase):
                     dst.write(src.read())
             os.chmod(os.path.join(p, 'scripts', 'check'), 0o755)
             stubs = {
-                'run-tests': 'echo "${2:-tooling}: 4 passed, 0 failed, '
-                             '1 skipped"',
+                # (a section's counts: the JSON it writes to
+                # $SECTION_COUNTS)
+                'run-tests': 'echo \'{"counts": {"passed": 4, "failed": 0, '
+                             '"skipped": 1}}\' >"$SECTION_COUNTS"',
                 'in-runtime': 'exec "$@"',
-                # (class: pipeline/classes.py's rules, the real ones)
-                'pipeline': 'if [ "$1" = baseline ]; then echo "baseline: '
-                            '0 passed, 0 failed, 0 skipped"; elif [ "$1" = '
-                            'class ]; then exec %s "$@"; else echo '
+                # (class and counts: pipeline/classes.py's rules and
+                # pipeline/counts.py's reader, the real ones)
+                'pipeline': 'if [ "$1" = baseline ]; then echo \'{"counts": '
+                            '{"passed": 0, "failed": 0, "skipped": 0}}\' '
+                            '>"$SECTION_COUNTS"; elif [ "$1" = class ] || '
+                            '[ "$1" = counts ]; then exec %s "$@"; else echo '
                             'default; fi' % os.path.join(SCRIPTS, 'pipeline'),
                 # summarize's summary.json (check counts it), its lines
                 'build-and-boot': 'mkdir -p results; echo \'{"counts": '

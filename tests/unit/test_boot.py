@@ -221,6 +221,21 @@ class CommandLineTest(unittest.TestCase):
             self.assertEqual(['smoke'],
                              [s['name'] for s in json.load(f)['suites']])
 
+    def test_the_harness_command_as_json_carries_any_argument_whole(self):
+        # (QEMU's words in the accelerator's reason may span lines)
+        why = 'probed: KVM aborts:\nqemu: error: no KVM'
+        cmd = os.path.join(self.a.dir, 'boot.json')
+        rc, out, err = self.plan('--accel', 'tcg', '--accel-reason', why,
+                                 '--argv-out', cmd, 'harness', self.a.dir,
+                                 'v', '/x.log', 'smoke')
+        self.assertEqual((0, []), (rc, out), err)
+        with open(cmd, encoding='utf-8') as f:
+            got = json.load(f)
+        self.assertEqual(boot.harness(self.a.dir, self.a.v, '/x.log',
+                                      ['smoke'], (), 'tcg', why),
+                         got['argv'])
+        self.assertEqual(('tcg', why), (got['accel'], got['accel_reason']))
+
     def test_bad_input_and_usage_errors_are_2(self):
         for argv, msg in ((('qemu', self.a.dir, '../x'),
                            "invalid variant name '../x'"),

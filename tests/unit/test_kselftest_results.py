@@ -17,12 +17,11 @@ import tempfile
 import unittest
 
 sys.dont_write_bytecode = True
-TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
-sys.path.insert(0, TOP)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from recorded import PATTERNS, TOP  # noqa: E402
 from pipeline import ktap, results  # noqa: E402
 
 KTAP = os.path.join(TOP, 'tests', 'fixtures', 'ktap')
-PATTERNS = results.load_patterns()
 
 
 def ktap_text(name):

@@ -21,7 +21,7 @@ import unittest
 sys.dont_write_bytecode = True
 TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
 sys.path.insert(0, TOP)
-from pipeline import machine, results  # noqa: E402
+from pipeline import machine, protocol, results  # noqa: E402
 from pipeline.cli import machine as command  # noqa: E402
 
 START = ['@@@ HARNESS START variant=v date=2026-12-06T00:00:00Z',
@@ -94,6 +94,7 @@ def fake_package(root, programs, final=''):
     os.makedirs(os.path.join(root, 'bin'))
     for f, src in (('run-suite', 'guest-tests/runner/run-suite'),
                    ('debug-checks', 'guest-tests/runner/debug-checks'),
+                   ('ready', 'guest-tests/runner/ready'),
                    ('ktap-run', 'tests/fixtures/fakes/ktap-run')):
         shutil.copy(os.path.join(TOP, src), os.path.join(root, 'bin', f))
     tests = {}
@@ -142,6 +143,18 @@ class Run(unittest.TestCase):
                            self.kmsg] + list(args), root=self.root,
                           stdout=out)
         return rc, out.getvalue()
+
+    def test_its_harness_lines_are_the_protocol_s(self):
+        # (the QEMU harness's: tests/tooling/harness-fake.bats)
+        fake_package(self.root, {'p': 'printf "TAP version 13\\n1..1\\n'
+                                      'ok 1 t\\n"\n'}, final='true')
+        for args in ((), ('--timeout-scale', '0.01')):
+            _, text = self.run_it(*args)
+            lines = [ln for ln in text.splitlines()
+                     if ln.startswith(protocol.PREFIX)]
+            self.assertIn('@@@ HARNESS END', '\n'.join(lines))
+            self.assertEqual([], [protocol.check(ln) for ln in lines
+                                  if protocol.check(ln)])
 
     def test_a_passing_suite_writes_the_results_a_QEMU_run_writes(self):
         fake_package(self.root, {'p': 'printf "TAP version 13\\n1..1\\n'

@@ -13,8 +13,8 @@ import unittest
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_results import (checks, delete, insert, log_lines,  # noqa: E402
-                          parse_lines, plan_of, reasons)
+from recorded import (checks, delete, insert, log_lines,  # noqa: E402
+                      parse_lines, plan_of, reasons)
 
 DONE = '^# kmemleak-scan: done'
 
