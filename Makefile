@@ -50,6 +50,8 @@ CCACHE_REMOTE ?=
 DISTCC_HOSTS  ?=
 ## NO_DONOR: 1: build a new variant's kernel from nothing, not from a donor's objects [0]
 NO_DONOR      ?= 0
+## VERBOSE: 1: the guest's serial console on the terminal while it runs (test-variant, matrix, make) [0]
+VERBOSE       ?=
 ## WAIT: 1: wait for a run that holds this checkout's lock, instead of refusing [0]
 WAIT          ?= 0
 
@@ -76,7 +78,7 @@ SETUP_LISTS := $(if $(filter native,$(RUNTIME)),native,podman)
 .DEFAULT_GOAL := all
 .PHONY: skips report all help setup base-image image container-build kernel-tree distro-modules \
 	patches-export series-check repro-check matrix packages boot-packages boot test-variant bench parse \
-	rerun-failed compare baseline bisect-run check check-scale test test-integration clean distclean clean-cache
+	rerun-failed list-tests compare baseline bisect-run check check-scale test test-integration clean distclean clean-cache
 
 # One script: each variant boots as soon as its kernel is built, while the
 # next kernel builds; a variant that fails to build is still a (class 2)
@@ -130,6 +132,10 @@ boot: setup ## interactive console of VARIANT (Ctrl-A X quits QEMU)
 
 test-variant: setup ## boot VARIANT and run SUITES (default: the variant's own)
 	@$(LOCK) $(IN) scripts/test-variant "$(VARIANT)"
+
+# Reads the artifacts only: no lock, no build, no boot.
+list-tests: ## print the test ids a test-variant of VARIANT with SUITES and TESTS would run, without booting
+	@$(PIPELINE) boot plan --tests "$(TESTS)" tests "$${ARTIFACTS:-$(CURDIR)/artifacts}" "$(VARIANT)" $(SUITES)
 
 bench: setup ## run the benchmark suites of VARIANT
 	@SUITES=umcg-bench $(LOCK) $(IN) scripts/test-variant "$(VARIANT)"

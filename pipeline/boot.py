@@ -249,6 +249,22 @@ def plan(artifacts: str, v: Variant, suites: list[str],
             'checkers': checkers(artifacts, v), 'final': v['params']['final']}
 
 
+def test_ids(p: dict[str, Any]) -> list[str]:
+    """The test ids a plan @p runs, in its order (make list-tests): each
+    test a program lists, as far as the globs select it; a program that
+    lists none runs whole and is suite/program. The optional programs
+    (every listed test missed) run nothing."""
+    out = []
+    for s in p['suites']:
+        for prog in s['programs']:
+            if prog in s['tests']:
+                out += ['%s/%s/%s' % (s['name'], prog, t)
+                        for t in s['tests'][prog]]
+            else:
+                out.append('%s/%s' % (s['name'], prog))
+    return out
+
+
 def harness(artifacts: str, v: Variant, log: str, suites: list[str],
             globs: list[str] | tuple[str, ...] = (), accel: str = 'tcg',
             reason: str = '', rootfs: str | None = None,

@@ -102,6 +102,23 @@ boot_line() { # the QEMU command line of the boot (not the probe)
 	[[ "$(result default '.reasons[0].reason')" == *"has a character a test glob cannot have"* ]]
 }
 
+@test "make list-tests: the plan's test ids, no boot; SUITES and TESTS narrow it as in test-variant; a bad glob is exit 2 (issue 46)" {
+	run make -s -C "$TOP" list-tests VARIANT=default RUNTIME=native
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = smoke/ok ]
+	run make -s -C "$TOP" list-tests VARIANT=default SUITES='smoke selftest' RUNTIME=native
+	[ "$output" = $'smoke/ok\nselftest/ok' ]
+	run make -s -C "$TOP" list-tests VARIANT=default TESTS='selftest/*' RUNTIME=native
+	[ "$output" = selftest/ok ]
+	run make -s -C "$TOP" list-tests VARIANT=default TESTS='nosuch*' RUNTIME=native
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"TESTS='nosuch*' selects none of the suites of default"* ]]
+	# nothing booted, nothing written
+	[ ! -e "$FAKE_QEMU_LOG" ] || [ -z "$(boot_line)" ]
+	[ ! -e "$RESULTS/default" ]
+}
+
 @test "rerun-failed: boots again with exactly the failed tests; nothing failed, nothing run" {
 	run "$TOP/scripts/test-variant" failing
 	[ "$status" -eq 1 ]

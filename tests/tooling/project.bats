@@ -393,6 +393,15 @@ PY
 	done
 }
 
+@test "make help and README name make list-tests and VERBOSE (issue 46)" {
+	run make -s -C "$TOP" help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"  list-tests "*"without booting"* ]]
+	[[ "$output" == *"  VERBOSE "* ]]
+	grep -q '^| `VERBOSE` |' "$TOP/README.md"
+	grep -q '`make list-tests VARIANT=x' "$TOP/README.md"
+}
+
 @test "make-help: a documented default that differs from the Makefile's is an error" {
 	printf '## X: a thing [1]\nX ?= 2\n' >"$BATS_TEST_TMPDIR/mk"
 	run "$TOP/scripts/make-help" "$BATS_TEST_TMPDIR/mk"
