@@ -50,6 +50,12 @@ CCACHE_REMOTE ?=
 DISTCC_HOSTS  ?=
 ## NO_DONOR: 1: build a new variant's kernel from nothing, not from a donor's objects [0]
 NO_DONOR      ?= 0
+## KCONFIG_ADD: Kconfig lines for one run, e.g. 'CONFIG_X=y CONFIG_Y=n': a kernel of its own, the variant's untouched (make, test-variant, boot) [none]
+KCONFIG_ADD   ?=
+## APPEND: kernel command line words for one run (make, test-variant, boot) [none]
+APPEND        ?=
+## QEMU_ARGS: QEMU arguments for one run (make, test-variant, boot) [none]
+QEMU_ARGS     ?=
 ## VERBOSE: 1: the guest's serial console on the terminal while it runs (test-variant, matrix, make) [0]
 VERBOSE       ?=
 ## WAIT: 1: wait for a run that holds this checkout's lock, instead of refusing [0]
@@ -84,7 +90,7 @@ SETUP_LISTS := $(if $(filter native,$(RUNTIME)),native,podman)
 # next kernel builds; a variant that fails to build is still a (class 2)
 # row of the matrix.
 all: setup ## build every variant and boot it in QEMU (the main job)
-	@$(LOCK) $(IN) scripts/build-and-boot
+	@$(LOCK) $(IN) scripts/with-knobs scripts/build-and-boot
 
 help: ## list the targets and the variables, with their defaults
 	@scripts/make-help $(firstword $(MAKEFILE_LIST))
@@ -128,10 +134,10 @@ matrix: setup ## boot every variant of VARIANTS in QEMU and run its suites
 	@$(LOCK) $(IN) scripts/matrix
 
 boot: setup ## interactive console of VARIANT (Ctrl-A X quits QEMU)
-	@$(LOCK) $(IN) scripts/boot-interactive "$(VARIANT)"
+	@$(LOCK) $(IN) scripts/with-knobs scripts/boot-interactive "$(VARIANT)"
 
 test-variant: setup ## boot VARIANT and run SUITES (default: the variant's own)
-	@$(LOCK) $(IN) scripts/test-variant "$(VARIANT)"
+	@$(LOCK) $(IN) scripts/with-knobs scripts/test-variant "$(VARIANT)"
 
 # Reads the artifacts only: no lock, no build, no boot.
 list-tests: ## print the test ids a test-variant of VARIANT with SUITES and TESTS would run, without booting

@@ -246,7 +246,9 @@ def plan(artifacts: str, v: Variant, suites: list[str],
             out[-1]['benchmarks'] = v['suites'][s]['benchmarks']
     return {'format': 'kernel-pipeline-plan/1', 'variant': v['variant'],
             'tests': list(globs), 'suites': out,
-            'checkers': checkers(artifacts, v), 'final': v['params']['final']}
+            'checkers': checkers(artifacts, v), 'final': v['params']['final'],
+            # the knobs of a run variant (pipeline/knobs.py)
+            **({'knobs': v['knobs']} if v.get('knobs') else {})}
 
 
 def test_ids(p: dict[str, Any]) -> list[str]:

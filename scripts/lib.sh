@@ -166,6 +166,13 @@ selected_variants() {
 	fi
 }
 
+# has_variant_file NAME: NAME is a variant of configs/ or a run variant
+# the knobs of one run made (build/knobs/, pipeline/knobs.py): this
+# checkout builds it (a downloaded set's variants may have no file).
+has_variant_file() {
+	[ -f "$CONFIGS/$1.variant" ] || [ -f "$BUILD/knobs/$1.variant" ]
+}
+
 # The kernels the selected variants boot, each once (a boot-only variant
 # needs its kernel variant's build); with VARIANTs, the kernels those boot
 # (a caller that has the selection saves resolving it again).

@@ -53,6 +53,11 @@ usage:
                                 (pipeline/cimatrix.py, ci/matrix): github
                                 "kernels=JSON" and "boots=JSON" lines for
                                 $GITHUB_OUTPUT; gitlab the child pipeline
+  knobs NAME...                 the run variant of each NAME with the knobs
+                                of the environment (KCONFIG_ADD, APPEND,
+                                QEMU_ARGS: pipeline/knobs.py), written to
+                                build/knobs/, a name a line; without
+                                knobs each NAME itself
   params                        every parameter with its default and meaning
   series COMMAND...             the patch series in patches/ (PATCHES names
                                 another directory), for each COMMAND in
@@ -132,7 +137,7 @@ def _config_args(ap: argparse.ArgumentParser) -> None:
     sub.add_parser('series').add_argument(
         'cmds', choices=('list', 'paths', 'hash'), nargs='+',
         metavar='COMMAND')
-    for cmd in ('check', 'name', 'kernels'):
+    for cmd in ('check', 'name', 'kernels', 'knobs'):
         sub.add_parser(cmd).add_argument('names', nargs='+', metavar='NAME')
     for cmd in ('show', 'fragments', 'kconfig', 'modules', 'initramfs'):
         sub.add_parser(cmd).add_argument('name', metavar='NAME')
@@ -171,6 +176,11 @@ def config_lines(a: argparse.Namespace) -> list[str]:
         for n in a.names:
             config.check_name(n)
         return []
+    if a.cmd == 'knobs':
+        # (imported here: the other commands stay a light import)
+        from pipeline import knobs
+        k = knobs.from_env()
+        return [knobs.derive(n, k) if k else n for n in a.names]
     if a.cmd == 'kernels':
         return list(dict.fromkeys(config.Variant(n).kernel for n in a.names))
     if a.cmd == 'suite':

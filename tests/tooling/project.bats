@@ -464,6 +464,20 @@ PY
 	grep -q '`make list-tests VARIANT=x' "$TOP/README.md"
 }
 
+@test "knobs (issue 46): make, make test-variant and make boot go through scripts/with-knobs; make help and README's first screen name KCONFIG_ADD, APPEND, QEMU_ARGS" {
+	for t in all test-variant boot; do
+		run make -n -s -C "$TOP" "$t" RUNTIME=native KCONFIG_ADD=CONFIG_X=y
+		[[ "$output" == *"scripts/with-knobs "* ]] || { echo "make $t: $output"; return 1; }
+	done
+	run make -s -C "$TOP" help
+	for v in KCONFIG_ADD APPEND QEMU_ARGS; do
+		[[ "$output" == *"  $v "* ]] || { echo "make help lacks $v"; return 1; }
+		head -n 40 "$TOP/README.md" | grep -q "$v=" || { echo "README's first screen lacks $v"; return 1; }
+	done
+	# the knobs reach the container
+	grep -q 'KCONFIG_ADD APPEND QEMU_ARGS' "$TOP/scripts/in-runtime"
+}
+
 @test "make-help: a documented default that differs from the Makefile's is an error" {
 	printf '## X: a thing [1]\nX ?= 2\n' >"$BATS_TEST_TMPDIR/mk"
 	run "$TOP/scripts/make-help" "$BATS_TEST_TMPDIR/mk"
