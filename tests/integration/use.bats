@@ -133,7 +133,8 @@ boot_line() { # the QEMU command line of the boot (not the probe)
 	[[ "$output" == *"results/$r/"* || "$output" == *"$r"* ]]
 	# the kernel of its own, with the option; the variant's kernel the same
 	grep -qx 'CONFIG_KNOB=y' "$ARTIFACTS/$k/config"
-	! grep -q 'CONFIG_KNOB' "$ARTIFACTS/default/config"
+	run grep -c 'CONFIG_KNOB' "$ARTIFACTS/default/config"
+	[ "$output" = 0 ]
 	[ "$(sha256sum "$ARTIFACTS/default/bzImage" "$ARTIFACTS/default/variant.json" "$RESULTS/default/results.json")" = "$before" ]
 	# the knobs reach the boot
 	[[ "$(boot_line)" == *"fake.knob=1"* && "$(boot_line)" == *"-name knobbed"* ]]
@@ -161,8 +162,8 @@ boot_line() { # the QEMU command line of the boot (not the probe)
 	QEMU_ARGS='-append x' run "$TOP/scripts/with-knobs" scripts/test-variant default
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"QEMU_ARGS: -append is the harness's"* ]]
-	[ -z "$(ls "$ARTIFACTS" | grep -e -kconfig- -e -knobs-)" ]
-	[ -z "$(ls "$RESULTS" | grep -e -knobs-)" ]
+	run find "$ARTIFACTS" "$RESULTS" -maxdepth 1 \( -name '*-kconfig-*' -o -name '*-knobs-*' \)
+	[ -z "$output" ]
 	# the fake olddefconfig drops CONFIG_NEEDS_MISSING, as Kconfig drops an
 	# option whose dependencies are missing
 	KCONFIG_ADD='CONFIG_NEEDS_MISSING=y' run "$TOP/scripts/with-knobs" scripts/test-variant default
