@@ -84,7 +84,7 @@ SETUP_LISTS := $(if $(filter native,$(RUNTIME)),native,podman)
 .DEFAULT_GOAL := all
 .PHONY: skips report all help setup base-image image container-build kernel-tree distro-modules \
 	patches-export series-check repro-check matrix packages boot-packages boot test-variant bench parse \
-	rerun-failed list-tests compare baseline bisect-run check check-scale test test-integration clean distclean clean-cache
+	rerun-failed list-tests bump-source compare baseline bisect-run check check-scale test test-integration clean distclean clean-cache
 
 # One script: each variant boots as soon as its kernel is built, while the
 # next kernel builds; a variant that fails to build is still a (class 2)
@@ -120,6 +120,10 @@ kernel-tree: setup ## leave the patched kernel git tree ready to edit
 	@$(LOCK) $(IN) scripts/prepare-source
 	@echo "kernel tree: $(CURDIR)/build/linux -> $$(readlink -f build/linux)"
 	@echo "commit your changes there, then run 'make patches-export'"
+
+# On the host, no setup first: a pin no longer served is what it fixes.
+bump-source: ## move the kernel pin to Debian's newest linux-source-6.12 upload, apply the series to it, name each patch that no longer applies with its rejected hunks
+	@$(LOCK) scripts/source-pin bump
 
 patches-export: setup ## write the tree's commits to patches/ and patches/series
 	@$(LOCK) $(IN) scripts/patches-export

@@ -93,7 +93,7 @@ run_stage() {
 
 # The pinned kernel source package, from the one file that pins it.
 kernel_pin() {
-	awk '!/^[[:space:]]*(#|$)/ { print $1; exit }' "$TOP/scripts/deps/kernel-source.txt"
+	awk '!/^[[:space:]]*(#|$)/ { print $1; exit }' "${PIN_FILE:-$TOP/scripts/deps/kernel-source.txt}"
 }
 kernel_package() { local p; p=$(kernel_pin); printf '%s\n' "${p%%=*}"; }
 kernel_version() { local p; p=$(kernel_pin); printf '%s\n' "${p#*=}"; }
