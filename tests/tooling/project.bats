@@ -118,7 +118,7 @@ entry_points() {
 		scripts/boot-interactive scripts/podman-probe scripts/repro-env scripts/pipeline scripts/apt-sources \
 		scripts/host-setup scripts/in-runtime ci/variant-job expect-scripts/boot-and-test.exp \
 		scripts/rerun-failed scripts/bisect-step ci/build-job ci/boot-job scripts/build-packages \
-		scripts/boot-packages scripts/build-tests-package; do
+		scripts/boot-packages scripts/build-tests-package scripts/with-knobs scripts/source-pin ci/matrix; do
 		run "$TOP/$f"
 		[ "$status" -eq 2 ] || { echo "$f without arguments: exit $status: $output"; return 1; }
 		[[ "$output" == *sage* ]] || { echo "$f: no usage message: $output"; return 1; }
@@ -137,7 +137,7 @@ entry_points() {
 		scripts/repro-check scripts/series-check scripts/patches-export scripts/image scripts/base-image \
 		scripts/accel-probe scripts/bisect-run \
 		scripts/build-and-boot scripts/bench-build scripts/distccd-serve scripts/compiler-env \
-		scripts/check-scale; do
+		scripts/check-scale ci/newest-upload; do
 		run "$TOP/$f" --no-such-option extra
 		[ "$status" -eq 2 ] || { echo "$f with a bogus argument: exit $status: $output"; return 1; }
 	done
