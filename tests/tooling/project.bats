@@ -192,7 +192,7 @@ entry.run(lambda argv: 3, "demo")' "$TOP/scripts"
 	p=$BATS_TEST_TMPDIR/proj
 	mkdir -p "$p/scripts"
 	cp "$TOP/Makefile" "$p/"
-	cp "$TOP/scripts/checkout-lock" "$TOP/scripts/lib.sh" "$p/scripts/"
+	cp "$TOP/scripts/checkout-lock" "$TOP/scripts/lib.sh" "$TOP/scripts/with-knobs" "$p/scripts/"
 	printf '#!/bin/sh\nexec "$@"\n' >"$p/scripts/in-runtime"
 	printf '#!/bin/sh\nexit 0\n' >"$p/scripts/host-setup"
 	printf '#!/bin/sh\necho ran >>ran\nexit "${RC:-0}"\n' >"$p/scripts/build-and-boot"
