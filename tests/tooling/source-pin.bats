@@ -95,7 +95,7 @@ upload() {
 	run "$TOP/scripts/source-pin" check
 	[ "$status" -eq 0 ]
 	# the image build and host-setup ask before apt installs the pin
-	grep -B5 'podman build' "$TOP/scripts/image" | grep -q 'scripts/source-pin" check'
+	grep -B2 'scripts/base-image"$' "$TOP/scripts/image" | grep -q 'scripts/source-pin" check'
 	grep -B6 'apt-get update' "$TOP/scripts/host-setup" | grep -q 'scripts/source-pin" check'
 }
 
