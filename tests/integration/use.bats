@@ -148,6 +148,24 @@ boot_line() { # the QEMU command line of the boot (not the probe)
 	[ "$(result "$r" .exit_class)" = 0 ]
 }
 
+@test "knobs on make (build-and-boot): every variant of VARIANTS as its run variant, one kernel of its own per kernel, the knobs in each result (issue 46)" {
+	unset PREBUILT
+	add_variant boot2 '#@ extends = default' '#@ kernel = default' '#@ cmdline += fake.two=1'
+	KCONFIG_ADD='CONFIG_KNOB=y' APPEND='fake.knob=2' VARIANTS='default boot2' \
+		run "$TOP/scripts/with-knobs" scripts/build-and-boot
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run find "$ARTIFACTS" -maxdepth 1 -name 'default-kconfig-*'
+	[ "${#lines[@]}" -eq 1 ]
+	k=${lines[0]##*/}
+	for v in default boot2; do
+		r=$(cd "$RESULTS" && ls -d "$v"-knobs-*)
+		[ "$(jq -r .plan.knobs.append "$RESULTS/$r/results.json")" = fake.knob=2 ]
+		[ "$(jq -r .plan.knobs.variant "$RESULTS/$r/results.json")" = "$v" ]
+		[ "$(jq -r .kernel.variant "$ARTIFACTS/$r/variant.json")" = "$k" ]
+	done
+}
+
 @test "knobs: bad input is exit 2 naming it before anything is built or removed; an option Kconfig drops stops the build, named (issue 46)" {
 	unset PREBUILT
 	run "$TOP/scripts/test-variant" default
