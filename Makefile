@@ -50,6 +50,14 @@ CCACHE_REMOTE ?=
 DISTCC_HOSTS  ?=
 ## NO_DONOR: 1: build a new variant's kernel from nothing, not from a donor's objects [0]
 NO_DONOR      ?= 0
+## KCONFIG_ADD: Kconfig lines for one run, e.g. 'CONFIG_X=y CONFIG_Y=n': a kernel of its own, the variant's untouched (make, test-variant, boot) [none]
+KCONFIG_ADD   ?=
+## APPEND: kernel command line words for one run (make, test-variant, boot) [none]
+APPEND        ?=
+## QEMU_ARGS: QEMU arguments for one run (make, test-variant, boot) [none]
+QEMU_ARGS     ?=
+## VERBOSE: 1: the guest's serial console on the terminal while it runs (test-variant, matrix, make) [0]
+VERBOSE       ?=
 ## WAIT: 1: wait for a run that holds this checkout's lock, instead of refusing [0]
 WAIT          ?= 0
 
@@ -76,13 +84,13 @@ SETUP_LISTS := $(if $(filter native,$(RUNTIME)),native,podman)
 .DEFAULT_GOAL := all
 .PHONY: skips report report-html report-screenshot all help setup base-image image container-build kernel-tree distro-modules \
 	patches-export series-check repro-check matrix packages boot-packages boot test-variant bench parse \
-	rerun-failed compare baseline bisect-run check check-scale test test-integration clean distclean clean-cache
+	rerun-failed list-tests bump-source compare baseline bisect-run check check-scale test test-integration clean distclean clean-cache
 
 # One script: each variant boots as soon as its kernel is built, while the
 # next kernel builds; a variant that fails to build is still a (class 2)
 # row of the matrix.
 all: setup ## build every variant and boot it in QEMU (the main job)
-	@$(LOCK) $(IN) scripts/build-and-boot
+	@$(LOCK) $(IN) scripts/with-knobs scripts/build-and-boot
 
 help: ## list the targets and the variables, with their defaults
 	@scripts/make-help $(firstword $(MAKEFILE_LIST))
@@ -113,6 +121,10 @@ kernel-tree: setup ## leave the patched kernel git tree ready to edit
 	@echo "kernel tree: $(CURDIR)/build/linux -> $$(readlink -f build/linux)"
 	@echo "commit your changes there, then run 'make patches-export'"
 
+# On the host, no setup first: a pin no longer served is what it fixes.
+bump-source: ## move the kernel pin to Debian's newest linux-source-6.12 upload, apply the series to it, name each patch that no longer applies with its rejected hunks
+	@$(LOCK) scripts/source-pin bump
+
 patches-export: setup ## write the tree's commits to patches/ and patches/series
 	@$(LOCK) $(IN) scripts/patches-export
 
@@ -126,10 +138,14 @@ matrix: setup ## boot every variant of VARIANTS in QEMU and run its suites
 	@$(LOCK) $(IN) scripts/matrix
 
 boot: setup ## interactive console of VARIANT (Ctrl-A X quits QEMU)
-	@$(LOCK) $(IN) scripts/boot-interactive "$(VARIANT)"
+	@$(LOCK) $(IN) scripts/with-knobs scripts/boot-interactive "$(VARIANT)"
 
 test-variant: setup ## boot VARIANT and run SUITES (default: the variant's own)
-	@$(LOCK) $(IN) scripts/results-page --after scripts/test-variant "$(VARIANT)"
+	@$(LOCK) $(IN) scripts/results-page --after scripts/with-knobs scripts/test-variant "$(VARIANT)"
+
+# Reads the artifacts only: no lock, no build, no boot.
+list-tests: ## print the test ids a test-variant of VARIANT with SUITES and TESTS would run, without booting
+	@$(PIPELINE) boot plan --tests "$(TESTS)" tests "$${ARTIFACTS:-$(CURDIR)/artifacts}" "$(VARIANT)" $(SUITES)
 
 bench: setup ## run the benchmark suites of VARIANT
 	@SUITES=umcg-bench $(LOCK) $(IN) scripts/results-page --after scripts/test-variant "$(VARIANT)"

@@ -246,7 +246,25 @@ def plan(artifacts: str, v: Variant, suites: list[str],
             out[-1]['benchmarks'] = v['suites'][s]['benchmarks']
     return {'format': 'kernel-pipeline-plan/1', 'variant': v['variant'],
             'tests': list(globs), 'suites': out,
-            'checkers': checkers(artifacts, v), 'final': v['params']['final']}
+            'checkers': checkers(artifacts, v), 'final': v['params']['final'],
+            # the knobs of a run variant (pipeline/knobs.py)
+            **({'knobs': v['knobs']} if v.get('knobs') else {})}
+
+
+def test_ids(p: dict[str, Any]) -> list[str]:
+    """The test ids a plan @p runs, in its order (make list-tests): each
+    test a program lists, as far as the globs select it; a program that
+    lists none runs whole and is suite/program. The optional programs
+    (every listed test missed) run nothing."""
+    out = []
+    for s in p['suites']:
+        for prog in s['programs']:
+            if prog in s['tests']:
+                out += ['%s/%s/%s' % (s['name'], prog, t)
+                        for t in s['tests'][prog]]
+            else:
+                out.append('%s/%s' % (s['name'], prog))
+    return out
 
 
 def harness(artifacts: str, v: Variant, log: str, suites: list[str],

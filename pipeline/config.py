@@ -28,6 +28,7 @@ Python 3.11 standard library only (Debian 12).
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 from typing import Any
@@ -88,14 +89,45 @@ def names() -> list[str]:
                   if f.endswith('.variant'))
 
 
+# The run variants the knobs of one run make (pipeline/knobs.py): their
+# files are in build/knobs/, never in configs/ (no default set has them).
+RUN_NAME_RE = re.compile(r'.+-(knobs|kconfig)-[0-9a-f]{8}')
+
+
+def knobs_dir() -> str:
+    return os.path.join(os.environ.get('BUILD') or os.path.join(
+        top(), 'build'), 'knobs')
+
+
 def variant_path(name: str) -> str:
-    return os.path.join(configs_dir(), name + '.variant')
+    path = os.path.join(configs_dir(), name + '.variant')
+    if not os.path.isfile(path) and RUN_NAME_RE.fullmatch(name):
+        run = os.path.join(knobs_dir(), name + '.variant')
+        if os.path.isfile(run):
+            return run
+    return path
+
+
+def run_knobs(path: str) -> dict[str, Any] | None:
+    """The knobs a run variant's file at PATH was made with (its .json
+    beside it), or None for a variant of configs/."""
+    if os.path.dirname(path) != knobs_dir():
+        return None
+    try:
+        with open(path[:-len('.variant')] + '.json', encoding='utf-8') as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        raise Fail('run variant %s: its knobs cannot be read: %s' % (
+            path, e)) from None
 
 
 def fragment_label(path: str) -> str:
     """How records name a fragment: configs/<file>, wherever CONFIGS is,
-    so that a record does not depend on the checkout's path."""
-    return 'configs/' + os.path.basename(path)
+    so that a record does not depend on the checkout's path (a run
+    variant's: build/knobs/<file>)."""
+    where = 'build/knobs/' if os.path.dirname(path) == knobs_dir() else \
+        'configs/'
+    return where + os.path.basename(path)
 
 
 class _File:
@@ -213,11 +245,13 @@ class Variant:
     boot_only: bool                 # kernel is another variant's
     fragment_files: list[str]       # merge_config.sh's inputs, in order
     module_list: str | None         # localmodconfig's lsmod list
+    knobs: dict[str, Any] | None    # a run variant's knobs (pipeline/knobs.py)
 
     def __init__(self, name: str) -> None:
         self.files = _chain(name)
         self.name = name
         self.chain = [f.name for f in self.files]
+        self.knobs = run_knobs(self.files[-1].path)
         self.module_list = None
         raw, origin = _apply(self.files, PARAMS)
         for key, var in ENV_OVERRIDES.items():
@@ -333,6 +367,7 @@ class Variant:
             'params': self.params,
             'initramfs_suites': {s: suite_conf(s)
                                  for s in self.initramfs_suites()},
+            **({'knobs': self.knobs} if self.knobs else {}),
         }
 
 

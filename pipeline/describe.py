@@ -260,6 +260,8 @@ def write_variant_json(variant: str, out: str, kdir: str) -> None:
             'fragments': k['fragments'],
         },
         'params': v.params,
+        # a run variant's knobs (pipeline/knobs.py): what it was run with
+        **({'knobs': v.knobs} if v.knobs else {}),
         'suites': suites,
         'initramfs': {
             'file': 'initramfs.cpio.gz',

@@ -93,7 +93,7 @@ run_stage() {
 
 # The pinned kernel source package, from the one file that pins it.
 kernel_pin() {
-	awk '!/^[[:space:]]*(#|$)/ { print $1; exit }' "$TOP/scripts/deps/kernel-source.txt"
+	awk '!/^[[:space:]]*(#|$)/ { print $1; exit }' "${PIN_FILE:-$TOP/scripts/deps/kernel-source.txt}"
 }
 kernel_package() { local p; p=$(kernel_pin); printf '%s\n' "${p%%=*}"; }
 kernel_version() { local p; p=$(kernel_pin); printf '%s\n' "${p#*=}"; }
@@ -164,6 +164,13 @@ selected_variants() {
 	else
 		variant list
 	fi
+}
+
+# has_variant_file NAME: NAME is a variant of configs/ or a run variant
+# the knobs of one run made (build/knobs/, pipeline/knobs.py): this
+# checkout builds it (a downloaded set's variants may have no file).
+has_variant_file() {
+	[ -f "$CONFIGS/$1.variant" ] || [ -f "$BUILD/knobs/$1.variant" ]
 }
 
 # The kernels the selected variants boot, each once (a boot-only variant

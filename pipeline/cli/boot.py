@@ -9,7 +9,8 @@ import os
 import sys
 
 from pipeline import Fail, artifacts, testsel
-from pipeline.boot import accel_of, harness, qemu
+from pipeline.boot import (accel_of, harness, plan, qemu, selected_suites,
+                           test_ids)
 from pipeline.cli import Command
 
 PLAN = """How to boot a variant, from its artifacts alone (pipeline/boot.py).
@@ -29,6 +30,11 @@ usage:
       --argv-out FILE, the command goes to FILE as JSON instead
       ({"argv": [...], "accel": NAME, "accel_reason": TEXT}: an argument
       may hold any character), for `boot run FILE`
+  [--tests GLOBS] tests ARTIFACTS VARIANT [SUITE...]
+      the test ids the plan of that boot runs, one a line, without
+      booting (make list-tests): each test a program lists (at build
+      time), as far as the globs select it; a program that lists none
+      runs whole and is SUITE/PROGRAM
   accel-args NAME
       the QEMU arguments of an accelerator (kvm, tcg)
   list ARTIFACTS
@@ -74,6 +80,10 @@ def _plan_args(ap: argparse.ArgumentParser) -> None:
     p.add_argument('log')
     p.add_argument('suites', nargs='*', metavar='SUITE')
     sub.add_parser('list').add_argument('artifacts')
+    p = sub.add_parser('tests')
+    p.add_argument('artifacts')
+    p.add_argument('variant')
+    p.add_argument('suites', nargs='*', metavar='SUITE')
 
 
 def plan_args(a: argparse.Namespace) -> list[str]:
@@ -88,6 +98,11 @@ def plan_args(a: argparse.Namespace) -> list[str]:
         v = artifacts.load_variant(a.artifacts, a.variant)
         if a.cmd == 'qemu':
             out = qemu(a.artifacts, v, a.accel, a.rootfs)
+        elif a.cmd == 'tests':
+            # the boot's own plan (pipeline/boot.py), not a second reading
+            globs = testsel.parse(a.tests)
+            out = test_ids(plan(a.artifacts, v, selected_suites(
+                v, a.suites, globs), globs))
         else:
             out = harness(a.artifacts, v, a.log, a.suites,
                           testsel.parse(a.tests), a.accel, a.accel_reason,

@@ -12,7 +12,7 @@ import argparse
 import hashlib
 import json
 
-from pipeline import Fail, config, series
+from pipeline import Fail, cimatrix, config, series
 from pipeline.cli import Command
 
 CONFIG = """What a variant is made of, for the build scripts (pipeline/config.py).
@@ -49,6 +49,15 @@ usage:
                                 "fragment PATH" each, and per suite in
                                 order "suite S KSELFTEST", "kernel_files S
                                 FILES..." and "ldlibs S FLAGS..."
+  ci-matrix github|gitlab       the CI matrices of the default set
+                                (pipeline/cimatrix.py, ci/matrix): github
+                                "kernels=JSON" and "boots=JSON" lines for
+                                $GITHUB_OUTPUT; gitlab the child pipeline
+  knobs NAME...                 the run variant of each NAME with the knobs
+                                of the environment (KCONFIG_ADD, APPEND,
+                                QEMU_ARGS: pipeline/knobs.py), written to
+                                build/knobs/, a name a line; without
+                                knobs each NAME itself
   params                        every parameter with its default and meaning
   series COMMAND...             the patch series in patches/ (PATCHES names
                                 another directory), for each COMMAND in
@@ -123,10 +132,12 @@ def _config_args(ap: argparse.ArgumentParser) -> None:
     g.add_argument('--all', action='store_true')
     g.add_argument('--check', choices=('quick', 'full'))
     sub.add_parser('params')
+    sub.add_parser('ci-matrix').add_argument('form',
+                                             choices=('github', 'gitlab'))
     sub.add_parser('series').add_argument(
         'cmds', choices=('list', 'paths', 'hash'), nargs='+',
         metavar='COMMAND')
-    for cmd in ('check', 'name', 'kernels'):
+    for cmd in ('check', 'name', 'kernels', 'knobs'):
         sub.add_parser(cmd).add_argument('names', nargs='+', metavar='NAME')
     for cmd in ('show', 'fragments', 'kconfig', 'modules', 'initramfs'):
         sub.add_parser(cmd).add_argument('name', metavar='NAME')
@@ -152,6 +163,9 @@ def config_lines(a: argparse.Namespace) -> list[str]:
         return config.check_names(a.check) if a.check else config.default_names()
     if a.cmd == 'params':
         return params_table()
+    if a.cmd == 'ci-matrix':
+        return cimatrix.github_lines() if a.form == 'github' else \
+            [cimatrix.gitlab_child()]
     if a.cmd == 'series':
         return series.series_lines(a.cmds)
     if a.cmd == 'check':
@@ -162,6 +176,11 @@ def config_lines(a: argparse.Namespace) -> list[str]:
         for n in a.names:
             config.check_name(n)
         return []
+    if a.cmd == 'knobs':
+        # (imported here: the other commands stay a light import)
+        from pipeline import knobs
+        k = knobs.from_env()
+        return [knobs.derive(n, k) if k else n for n in a.names]
     if a.cmd == 'kernels':
         return list(dict.fromkeys(config.Variant(n).kernel for n in a.names))
     if a.cmd == 'suite':

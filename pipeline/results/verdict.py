@@ -248,7 +248,9 @@ def _assemble(ps, variant, log_path, plan=None):
             'tests': plan.get('tests', []),
             'suites': plan.get('suites', []),
             'checkers': plan.get('checkers', []),
-            'unplanned': ps.unplanned},
+            'unplanned': ps.unplanned,
+            # what a run variant was run with (pipeline/knobs.py)
+            **({'knobs': plan['knobs']} if plan.get('knobs') else {})},
         checks=ps.checks,
         tests=tests,
         suites=suites,

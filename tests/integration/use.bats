@@ -102,6 +102,100 @@ boot_line() { # the QEMU command line of the boot (not the probe)
 	[[ "$(result default '.reasons[0].reason')" == *"has a character a test glob cannot have"* ]]
 }
 
+@test "make list-tests: the plan's test ids, no boot; SUITES and TESTS narrow it as in test-variant; a bad glob is exit 2 (issue 46)" {
+	run make -s -C "$TOP" list-tests VARIANT=default RUNTIME=native
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = smoke/ok ]
+	run make -s -C "$TOP" list-tests VARIANT=default SUITES='smoke selftest' RUNTIME=native
+	[ "$output" = $'smoke/ok\nselftest/ok' ]
+	run make -s -C "$TOP" list-tests VARIANT=default TESTS='selftest/*' RUNTIME=native
+	[ "$output" = selftest/ok ]
+	run make -s -C "$TOP" list-tests VARIANT=default TESTS='nosuch*' RUNTIME=native
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"TESTS='nosuch*' selects none of the suites of default"* ]]
+	# nothing booted, nothing written
+	[ ! -e "$FAKE_QEMU_LOG" ] || [ -z "$(boot_line)" ]
+	[ ! -e "$RESULTS/default" ]
+}
+
+@test "knobs: KCONFIG_ADD builds a kernel of its own, APPEND and QEMU_ARGS reach the boot, all three in variant.json, plan.json and results.json; the variant's own artifacts and results untouched (issue 46)" {
+	unset PREBUILT
+	run "$TOP/scripts/test-variant" default
+	[ "$status" -eq 0 ]
+	before=$(sha256sum "$ARTIFACTS/default/bzImage" "$ARTIFACTS/default/variant.json" "$RESULTS/default/results.json")
+	KCONFIG_ADD='CONFIG_KNOB=y' APPEND='fake.knob=1' QEMU_ARGS='-name knobbed' \
+		run "$TOP/scripts/with-knobs" scripts/test-variant default
+	echo "$output"
+	[ "$status" -eq 0 ]
+	r=$(cd "$RESULTS" && ls -d default-knobs-*)
+	k=$(cd "$ARTIFACTS" && ls -d default-kconfig-*)
+	[[ "$output" == *"results/$r/"* || "$output" == *"$r"* ]]
+	# the kernel of its own, with the option; the variant's kernel the same
+	grep -qx 'CONFIG_KNOB=y' "$ARTIFACTS/$k/config"
+	run grep -c 'CONFIG_KNOB' "$ARTIFACTS/default/config"
+	[ "$output" = 0 ]
+	[ "$(sha256sum "$ARTIFACTS/default/bzImage" "$ARTIFACTS/default/variant.json" "$RESULTS/default/results.json")" = "$before" ]
+	# the knobs reach the boot
+	[[ "$(boot_line)" == *"fake.knob=1"* && "$(boot_line)" == *"-name knobbed"* ]]
+	# and every record says them
+	for f in "$ARTIFACTS/$r/variant.json" "$RESULTS/$r/plan.json"; do
+		[ "$(jq -cS .knobs "$f")" = '{"append":"fake.knob=1","kconfig_add":["CONFIG_KNOB=y"],"qemu_args":"-name knobbed","variant":"default"}' ]
+	done
+	[ "$(jq -cS .plan.knobs "$RESULTS/$r/results.json")" = '{"append":"fake.knob=1","kconfig_add":["CONFIG_KNOB=y"],"qemu_args":"-name knobbed","variant":"default"}' ]
+	[ "$(result "$r" .kernel_cmdline)" != null ]
+	[ "$(jq -r .kernel.variant "$ARTIFACTS/$r/variant.json")" = "$k" ]
+	[ "$(result "$r" .exit_class)" = 0 ]
+}
+
+@test "knobs on make (build-and-boot): every variant of VARIANTS as its run variant, one kernel of its own per kernel, the knobs in each result (issue 46)" {
+	unset PREBUILT
+	add_variant boot2 '#@ extends = default' '#@ kernel = default' '#@ cmdline += fake.two=1'
+	KCONFIG_ADD='CONFIG_KNOB=y' APPEND='fake.knob=2' VARIANTS='default boot2' \
+		run "$TOP/scripts/with-knobs" scripts/build-and-boot
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run find "$ARTIFACTS" -maxdepth 1 -name 'default-kconfig-*'
+	[ "${#lines[@]}" -eq 1 ]
+	k=${lines[0]##*/}
+	for v in default boot2; do
+		r=$(cd "$RESULTS" && ls -d "$v"-knobs-*)
+		[ "$(jq -r .plan.knobs.append "$RESULTS/$r/results.json")" = fake.knob=2 ]
+		[ "$(jq -r .plan.knobs.variant "$RESULTS/$r/results.json")" = "$v" ]
+		[ "$(jq -r .kernel.variant "$ARTIFACTS/$r/variant.json")" = "$k" ]
+	done
+}
+
+@test "knobs: bad input is exit 2 naming it before anything is built or removed; an option Kconfig drops stops the build, named (issue 46)" {
+	unset PREBUILT
+	run "$TOP/scripts/test-variant" default
+	[ "$status" -eq 0 ]
+	before=$(sha256sum "$RESULTS/default/results.json" "$ARTIFACTS/default/bzImage")
+	KCONFIG_ADD='FOO=y' run "$TOP/scripts/with-knobs" scripts/test-variant default
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"KCONFIG_ADD: 'FOO=y' is not CONFIG_NAME=VALUE"* ]]
+	APPEND='quiet' run "$TOP/scripts/with-knobs" scripts/test-variant default
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"APPEND: quiet keeps warnings off the console"* ]]
+	QEMU_ARGS='-append x' run "$TOP/scripts/with-knobs" scripts/test-variant default
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"QEMU_ARGS: -append is the harness's"* ]]
+	run find "$ARTIFACTS" "$RESULTS" -maxdepth 1 \( -name '*-kconfig-*' -o -name '*-knobs-*' \)
+	[ -z "$output" ]
+	# the fake olddefconfig drops CONFIG_NEEDS_MISSING, as Kconfig drops an
+	# option whose dependencies are missing
+	KCONFIG_ADD='CONFIG_NEEDS_MISSING=y' run "$TOP/scripts/with-knobs" scripts/test-variant default
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *CONFIG_NEEDS_MISSING* ]]
+	[ "$(sha256sum "$RESULTS/default/results.json" "$ARTIFACTS/default/bzImage")" = "$before" ]
+	# with ARTIFACTS= (a set booted as it is) there is nothing to build a
+	# run variant into: said, not ignored
+	PREBUILT=1 APPEND='x=1' run "$TOP/scripts/with-knobs" scripts/test-variant default
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"APPEND"*"ARTIFACTS="* ]]
+}
+
 @test "rerun-failed: boots again with exactly the failed tests; nothing failed, nothing run" {
 	run "$TOP/scripts/test-variant" failing
 	[ "$status" -eq 1 ]

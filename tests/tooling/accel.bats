@@ -131,6 +131,7 @@ case "\$1 \$2" in
 "--version "*) echo "podman version 9.9" ;;
 "image exists") exit 0 ;;
 "image inspect") echo sha256:fake ;;
+"images "*) echo fakeid ;;
 "run "*) echo "\$*" >>"$BATS_TEST_TMPDIR/podman.calls" ;;
 esac
 exit 0
@@ -167,6 +168,7 @@ case "\$1 \$2" in
 "--version "*) echo "podman version 9.9"; exit 0 ;;
 "image exists") exit 0 ;;
 "image inspect") echo sha256:fake; exit 0 ;;
+"images "*) echo fakeid; exit 0 ;;
 "rm "*)
 	echo "\$*" >>"\$d/rm.calls"
 	name=\${*: -1}

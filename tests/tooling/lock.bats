@@ -10,7 +10,7 @@ setup() {
 	p=$BATS_TEST_TMPDIR/proj
 	mkdir -p "$p/scripts" "$p/configs"
 	cp "$TOP/Makefile" "$p/"
-	cp "$TOP/scripts/lib.sh" "$TOP/scripts/checkout-lock" "$TOP/scripts/make-help" "$p/scripts/"
+	cp "$TOP/scripts/lib.sh" "$TOP/scripts/checkout-lock" "$TOP/scripts/make-help" "$TOP/scripts/with-knobs" "$p/scripts/"
 	printf '#!/bin/sh\nexec "$@"\n' >"$p/scripts/in-runtime"
 	printf '#!/bin/sh\nexit 0\n' >"$p/scripts/host-setup"
 	# A step: logs "NAME start", waits for the file "go" when told to

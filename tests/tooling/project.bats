@@ -118,7 +118,7 @@ entry_points() {
 		scripts/boot-interactive scripts/podman-probe scripts/repro-env scripts/pipeline scripts/apt-sources \
 		scripts/host-setup scripts/in-runtime ci/variant-job expect-scripts/boot-and-test.exp \
 		scripts/rerun-failed scripts/bisect-step ci/build-job ci/boot-job scripts/build-packages \
-		scripts/boot-packages scripts/build-tests-package; do
+		scripts/boot-packages scripts/build-tests-package scripts/with-knobs scripts/source-pin ci/matrix; do
 		run "$TOP/$f"
 		[ "$status" -eq 2 ] || { echo "$f without arguments: exit $status: $output"; return 1; }
 		[[ "$output" == *sage* ]] || { echo "$f: no usage message: $output"; return 1; }
@@ -137,7 +137,7 @@ entry_points() {
 		scripts/repro-check scripts/series-check scripts/patches-export scripts/image scripts/base-image \
 		scripts/accel-probe scripts/bisect-run \
 		scripts/build-and-boot scripts/bench-build scripts/distccd-serve scripts/compiler-env \
-		scripts/check-scale; do
+		scripts/check-scale ci/newest-upload; do
 		run "$TOP/$f" --no-such-option extra
 		[ "$status" -eq 2 ] || { echo "$f with a bogus argument: exit $status: $output"; return 1; }
 	done
@@ -192,7 +192,7 @@ entry.run(lambda argv: 3, "demo")' "$TOP/scripts"
 	p=$BATS_TEST_TMPDIR/proj
 	mkdir -p "$p/scripts"
 	cp "$TOP/Makefile" "$p/"
-	cp "$TOP/scripts/checkout-lock" "$TOP/scripts/lib.sh" "$p/scripts/"
+	cp "$TOP/scripts/checkout-lock" "$TOP/scripts/lib.sh" "$TOP/scripts/with-knobs" "$p/scripts/"
 	printf '#!/bin/sh\nexec "$@"\n' >"$p/scripts/in-runtime"
 	printf '#!/bin/sh\nexit 0\n' >"$p/scripts/host-setup"
 	printf '#!/bin/sh\necho ran >>ran\nexit "${RC:-0}"\n' >"$p/scripts/build-and-boot"
@@ -237,17 +237,21 @@ runs = lambda job: [s.get("run", "") for s in jobs[job]["steps"]]
 uses = lambda job: [s for s in jobs[job]["steps"] if "uses" in s]
 # the fast tooling tests first, and nothing is built before they pass
 assert any(re.search(r"\bmake test\b", r) for r in runs("tooling")), runs("tooling")
-assert jobs["build"]["needs"] in ("tooling", ["tooling"])
+assert "tooling" in jobs["build"]["needs"], jobs["build"]["needs"]
 # the integration tests run too, beside the builds
 assert any(re.search(r"\bmake test-integration\b", r) for r in runs("integration")), runs("integration")
-# each kernel once: the build matrix is the variants with a kernel of their own
-kernels = sorted(v for v in variants if kernel_of[v] == v)
-assert sorted(jobs["build"]["strategy"]["matrix"]["kernel"]) == kernels
+# the matrices are configs/'s, generated (ci/matrix github, tested
+# below), never listed here: each kernel once, every variant from its set
+assert any(re.search(r"\bci/matrix github >>\s*\"?\$GITHUB_OUTPUT", r) for r in runs("matrix")), runs("matrix")
+outs = jobs["matrix"]["outputs"]
+assert set(outs) == {"kernels", "boots"}, outs
+assert jobs["build"]["strategy"]["matrix"] == {"kernel": "${{ fromJSON(needs.matrix.outputs.kernels) }}"}
+assert set(jobs["build"]["needs"]) == {"tooling", "matrix"}, jobs["build"]["needs"]
 assert any("ci/build-job ${{ matrix.kernel }}" in r for r in runs("build")), runs("build")
 # every variant boots from its kernel's set, without building
-inc = jobs["boot"]["strategy"]["matrix"]["include"]
-assert sorted((i["variant"], i["kernel"]) for i in inc) == sorted(kernel_of.items()), inc
-assert jobs["boot"]["needs"] in ("build", ["build"])
+assert jobs["boot"]["strategy"]["matrix"] == {"include": "${{ fromJSON(needs.matrix.outputs.boots) }}"}
+assert set(jobs["boot"]["needs"]) == {"build", "matrix"}, jobs["boot"]["needs"]
+assert "needs.matrix.result == 'success'" in jobs["boot"]["if"], jobs["boot"]["if"]
 assert not any("build-job" in r or "container-build" in r for r in runs("boot")), runs("boot")
 assert any("ci/boot-job ${{ matrix.variant }}" in r for r in runs("boot"))
 dl = [s for s in uses("boot") if s["uses"].startswith("actions/download-artifact@")]
@@ -282,20 +286,27 @@ PY
 	[ "$status" -eq 0 ]
 }
 
-@test "the GitLab CI file: the same jobs, a ccache cache, one directory per artifact set (no manifest overwritten)" {
-	run python3 -c '
-import os, subprocess, sys, yaml
+@test "the GitLab CI file: the same jobs in a child pipeline ci/matrix gitlab generates, a ccache cache, one directory per artifact set (no manifest overwritten)" {
+	run python3 - "$TOP/.gitlab-ci.yml" "$TOP/ci/gitlab-kernels.yml" "$TOP" <<'PY'
+import json, os, subprocess, sys, yaml
 c = yaml.safe_load(open(sys.argv[1]))
-top = sys.argv[2]
-V = lambda *a: subprocess.run([os.path.join(top, "scripts/pipeline"), "config"] + list(a),
-                              capture_output=True, text=True, check=True).stdout.split()
-variants = V("list")
-kernel_of = {v: V("get", v, "kernel")[0] for v in variants}
-assert c["stages"] == ["tooling", "build", "boot", "summary"], c["stages"]
+t = yaml.safe_load(open(sys.argv[2]))
+top = sys.argv[3]
+assert c["stages"] == ["tooling", "build"], c["stages"]
 assert "make test" in c["tooling"]["script"]
 assert "make test-integration" in c["integration"]["script"] and c["integration"]["stage"] == "build"
-b = c["build"]
-assert sorted(b["parallel"]["matrix"][0]["KERNEL"]) == sorted(v for v in variants if kernel_of[v] == v)
+# the child pipeline: written by ci/matrix gitlab, an artifact, triggered
+g = c["kernel-matrix"]
+assert g["stage"] == "tooling" and any("ci/matrix gitlab >" in x for x in g["script"]), g
+child = g["artifacts"]["paths"][0]
+assert any(x.endswith(child) for x in g["script"] if "ci/matrix gitlab" in x), g["script"]
+k = c["kernels"]
+assert k["stage"] == "build" and set(k["needs"]) == {"tooling", "kernel-matrix"}, k
+assert k["trigger"]["include"] == [{"artifact": child, "job": "kernel-matrix"}], k["trigger"]
+assert k["trigger"]["strategy"] == "depend"
+# the jobs it runs, in ci/gitlab-kernels.yml (the generated file extends them)
+assert t["stages"] == ["build", "boot", "summary"], t["stages"]
+b = t[".build"]
 assert any(x.startswith("ci/build-job ") and "artifacts-$KERNEL" in x for x in b["script"]), b["script"]
 # every job has its own directory: later stages see all jobs artifacts in one tree
 assert "artifacts-$KERNEL/" in b["artifacts"]["paths"], b["artifacts"]
@@ -303,16 +314,67 @@ assert "artifacts/" not in b["artifacts"]["paths"]
 assert b["cache"]["paths"] == ["build/ccache/"], b["cache"]
 assert b["variables"]["CCACHE_DIR"] == "$CI_PROJECT_DIR/build/ccache", b.get("variables")
 assert "$KERNEL" in b["cache"]["key"]["prefix"] and "Containerfile" in b["cache"]["key"]["files"]
-boot = c["boot"]
-pairs = sorted((m["VARIANT"], m["KERNEL"]) for m in boot["parallel"]["matrix"])
-assert pairs == sorted(kernel_of.items()), pairs
+boot = t[".boot"]
 assert any(x.startswith("ci/boot-job ") and "artifacts-$KERNEL" in x for x in boot["script"])
 assert boot["artifacts"]["reports"]["junit"] == "results/$VARIANT/junit.xml"
-assert any("ci/summary-job" in x for x in c["summary"]["script"])
+assert any("ci/summary-job" in x for x in t["summary"]["script"])
 print("ok")
-' "$TOP/.gitlab-ci.yml" "$TOP"
+PY
 	echo "$output"
 	[ "$status" -eq 0 ]
+}
+
+@test "ci/matrix: the CI matrices (GitHub outputs, GitLab's child pipeline) are scripts/pipeline config list's; a new configs/NAME.variant is in them with no other edit" {
+	check() { # the generated matrices against config list / get kernel
+		python3 - "$1" "$2" "$TOP" <<'PY'
+import json, os, subprocess, sys, yaml
+gh, gl, top = open(sys.argv[1]).read(), yaml.safe_load(open(sys.argv[2])), sys.argv[3]
+V = lambda *a: subprocess.run([os.path.join(top, "scripts/pipeline"), "config"] + list(a),
+                              capture_output=True, text=True, check=True).stdout.split()
+variants = V("list")
+kernel_of = {v: V("get", v, "kernel")[0] for v in variants}
+kernels = list(dict.fromkeys(kernel_of[v] for v in variants))
+# GitHub: name=JSON lines for $GITHUB_OUTPUT, one line each
+out = dict(line.split("=", 1) for line in gh.splitlines())
+assert set(out) == {"kernels", "boots"}, out
+assert json.loads(out["kernels"]) == kernels, out["kernels"]
+assert json.loads(out["boots"]) == [{"variant": v, "kernel": kernel_of[v]} for v in variants], out["boots"]
+# GitLab: a child pipeline extending ci/gitlab-kernels.yml's jobs
+assert gl["include"] == [{"local": "ci/gitlab-kernels.yml"}], gl.get("include")
+assert gl["build"]["extends"] == ".build" and gl["boot"]["extends"] == ".boot"
+assert gl["build"]["parallel"]["matrix"] == [{"KERNEL": kernels}], gl["build"]
+assert gl["boot"]["parallel"]["matrix"] == [{"VARIANT": v, "KERNEL": kernel_of[v]} for v in variants], gl["boot"]
+print(" ".join(variants))
+PY
+	}
+	run "$TOP/ci/matrix" github
+	[ "$status" -eq 0 ]
+	echo "$output" >"$BATS_TEST_TMPDIR/gh"
+	"$TOP/ci/matrix" gitlab >"$BATS_TEST_TMPDIR/gl"
+	run check "$BATS_TEST_TMPDIR/gh" "$BATS_TEST_TMPDIR/gl"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ " $output " == *" default "* && " $output " == *" isolated "* ]]
+	# a new variant file, nothing else: built (its own kernel) and booted
+	export CONFIGS=$BATS_TEST_TMPDIR/configs
+	cp -a "$TOP/configs" "$CONFIGS"
+	printf '#@ extends = default\nCONFIG_NEW_THING=y\n' >"$CONFIGS/newkernel.variant"
+	printf '#@ extends = default\n#@ kernel = default\n' >"$CONFIGS/newboot.variant"
+	"$TOP/ci/matrix" github >"$BATS_TEST_TMPDIR/gh"
+	"$TOP/ci/matrix" gitlab >"$BATS_TEST_TMPDIR/gl"
+	run check "$BATS_TEST_TMPDIR/gh" "$BATS_TEST_TMPDIR/gl"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ " $output " == *" newkernel "* && " $output " == *" newboot "* ]]
+	grep -q '"newkernel"' "$BATS_TEST_TMPDIR/gh"
+	# a bad variant file stops the generator (exit 2, named), never an empty matrix
+	echo 'nonsense' >"$CONFIGS/bad.variant"
+	run "$TOP/ci/matrix" github
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"configs/bad.variant:1"* ]]
+	run "$TOP/ci/matrix" nosuch
+	[ "$status" -eq 2 ]
+	[[ "$output" == *usage* ]]
 }
 
 @test "the distro packages job (GitHub, GitLab): by hand or on tags, the runner from a variable, ci/build-job of a Debian-config kernel, uploaded" {
@@ -391,6 +453,29 @@ PY
 	for t in $(sed -n '/^targets:$/,/^$/p' <<<"$help" | awk 'NF { print $1 }' | grep -v '^targets:$'); do
 		grep -qE "^\| [^|]*\`make $t( [^\`]*)?\`" "$TOP/README.md" || { echo "README's target table lacks make $t"; return 1; }
 	done
+}
+
+@test "make help and README name make list-tests and VERBOSE (issue 46)" {
+	run make -s -C "$TOP" help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"  list-tests "*"without booting"* ]]
+	[[ "$output" == *"  VERBOSE "* ]]
+	grep -q '^| `VERBOSE` |' "$TOP/README.md"
+	grep -q '`make list-tests VARIANT=x' "$TOP/README.md"
+}
+
+@test "knobs (issue 46): make, make test-variant and make boot go through scripts/with-knobs; make help and README's first screen name KCONFIG_ADD, APPEND, QEMU_ARGS" {
+	for t in all test-variant boot; do
+		run make -n -s -C "$TOP" "$t" RUNTIME=native KCONFIG_ADD=CONFIG_X=y
+		[[ "$output" == *"scripts/with-knobs "* ]] || { echo "make $t: $output"; return 1; }
+	done
+	run make -s -C "$TOP" help
+	for v in KCONFIG_ADD APPEND QEMU_ARGS; do
+		[[ "$output" == *"  $v "* ]] || { echo "make help lacks $v"; return 1; }
+		head -n 40 "$TOP/README.md" | grep -q "$v=" || { echo "README's first screen lacks $v"; return 1; }
+	done
+	# the knobs reach the container
+	grep -q 'KCONFIG_ADD APPEND QEMU_ARGS' "$TOP/scripts/in-runtime"
 }
 
 @test "make-help: a documented default that differs from the Makefile's is an error" {

@@ -236,6 +236,23 @@ class CommandLineTest(unittest.TestCase):
                          got['argv'])
         self.assertEqual(('tcg', why), (got['accel'], got['accel_reason']))
 
+    def test_tests_lists_the_plans_test_ids_without_booting(self):
+        # (issue 46: make list-tests) a program that lists its tests
+        # gives one id per test the globs select; one that lists none
+        # runs whole: its id is suite/program
+        rc, out, _ = self.plan('tests', self.a.dir, 'v')
+        self.assertEqual((0, ['smoke/ok', 'smoke/two/a', 'smoke/two/b']),
+                         (rc, out))
+        rc, out, _ = self.plan('--tests', 'smoke/two/b extra', 'tests',
+                               self.a.dir, 'v')
+        self.assertEqual((0, ['smoke/two/b', 'extra/x']), (rc, out))
+        rc, out, _ = self.plan('tests', self.a.dir, 'v', 'extra')
+        self.assertEqual((0, ['extra/x']), (rc, out))
+        # the same plan as a boot's: the same refusals
+        rc, _, err = self.plan('--tests', 'nosuch', 'tests', self.a.dir, 'v')
+        self.assertEqual(2, rc)
+        self.assertIn("selects none of the suites of v", err)
+
     def test_bad_input_and_usage_errors_are_2(self):
         for argv, msg in ((('qemu', self.a.dir, '../x'),
                            "invalid variant name '../x'"),
