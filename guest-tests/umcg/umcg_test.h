@@ -35,7 +35,7 @@ static inline int umcg_supported(void)
 }
 
 /*
- * Start of every test.  1000/1001 answering like another system call is a
+ * Start of every test.  548/549 answering like another system call is a
  * failure (libumcg refuses to use them).  On a kernel without CONFIG_UMCG,
  * check with raw system calls that both return ENOSYS, then SKIP with the
  * reason.
