@@ -236,6 +236,38 @@ static inline int umcg_ftrace_count(const char *fn, pid_t tid)
 	return n;
 }
 
+/*
+ * Calls of @fn by task @tid made from @caller ("fn <-caller" in the
+ * trace buffer, stopped); -1 on error.
+ */
+static inline int umcg_ftrace_count_from(const char *fn, const char *caller,
+					 pid_t tid)
+{
+	char line[512], who[32], call[96], from[96], *at;
+	int n = 0;
+	FILE *f;
+
+	umcg_tracefs_put("tracing_on", "0", 0);
+	snprintf(who, sizeof(who), "-%d ", (int)tid);
+	snprintf(call, sizeof(call), " %s", fn);
+	snprintf(from, sizeof(from), "<-%s", caller);
+	f = fopen(UMCG_TRACEFS "/trace", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#' || !strstr(line, who))
+			continue;
+		at = strstr(line, call);
+		if (!at || (at[strlen(call)] != ' ' && at[strlen(call)] != '.'))
+			continue;
+		at = strstr(at, from);
+		if (at && strchr(".\n", at[strlen(from)]))
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
 /* Leave the tracer as others expect it: nop, no filter, empty. */
 static inline void umcg_ftrace_off(void)
 {
