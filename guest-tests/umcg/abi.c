@@ -4,8 +4,9 @@
  * (issue 9, ABI and documentation):
  *  - the system call numbers are clear of mainline's (463/464, which
  *    earlier versions used, are setxattrat()/getxattrat() from Linux
- *    6.13 on), and libumcg uses them only after a probe showed they are
- *    UMCG;
+ *    6.13 on) and just past x32's range, so that the tables they size
+ *    stay small, and libumcg uses them only after a probe showed they
+ *    are UMCG;
  *  - the UAPI header exports the alignment and the userspace bits of the
  *    state word;
  *  - the reserved bytes of struct umcg_task must be zero at registration;
@@ -55,12 +56,18 @@ TEST(probe_tells_umcg_from_other_syscalls)
 
 /*
  * Mainline's x86_64 table grows by a handful of numbers a year (463-466
- * went to the *xattrat() calls in 6.13).  Its highest number, as last
- * read, is in the suite's data file, with where and when it was read;
- * the kernel's own header must put UMCG well clear of it.
+ * went to the *xattrat() calls in 6.13, 469-471 came in 2025).  Its
+ * highest number, as last read, is in the suite's data file, with where
+ * and when it was read; UMCG's numbers must stay a little clear of it, so
+ * that this test fails (and the numbers move) before mainline reaches
+ * them.  They come right after x32's range (512-547): every number up to
+ * the highest one sizes the system call, tracing and seccomp tables
+ * (NR_syscalls), so a number far above it (1000, until round 4) doubled
+ * them.
  */
 #define MAINLINE_SYSCALLS	"bin/mainline-syscalls"
-#define MAINLINE_MARGIN		100
+#define MAINLINE_MARGIN		16
+#define X32_LAST		547
 
 /* The "x86_64_last = N" line of MAINLINE_SYSCALLS, or -1. */
 static long mainline_x86_64_last(void)
@@ -91,6 +98,20 @@ TEST(numbers_clear_of_mainline)
 		       __NR_umcg_ctl, __NR_umcg_wait, last);
 	EXPECT_LT(last + MAINLINE_MARGIN, __NR_umcg_ctl);
 	EXPECT_EQ(__NR_umcg_ctl + 1, __NR_umcg_wait);
+}
+
+/*
+ * The numbers follow x32's range at once, and nothing in the table is
+ * above them: the old numbers are no system call at all.
+ */
+TEST(numbers_just_past_x32)
+{
+	UMCG_REQUIRE();
+	EXPECT_EQ(X32_LAST + 1, __NR_umcg_ctl);
+	EXPECT_EQ(X32_LAST + 2, __NR_umcg_wait);
+	EXPECT_EQ(UMCG_ABI_OK, umcg_abi_probe_nr(X32_LAST + 1, X32_LAST + 2));
+	EXPECT_EQ(UMCG_ABI_NONE, umcg_abi_probe_nr(1000, 1001))
+		TH_LOG("1000/1001 still answer: the table reaches them");
 }
 
 TEST(uapi_exports_alignment_and_user_bits)

@@ -76,10 +76,10 @@ enum umcg_wait_flag {
 #endif
 
 #ifndef __NR_umcg_ctl
-#define __NR_umcg_ctl	1000
+#define __NR_umcg_ctl	548
 #endif
 #ifndef __NR_umcg_wait
-#define __NR_umcg_wait	1001
+#define __NR_umcg_wait	549
 #endif
 
 /*
@@ -94,10 +94,10 @@ enum umcg_wait_flag {
 #define LIBUMCG_TF_HANDOFF	(1U << 24)
 
 /*
- * Is this kernel's 1000/1001 UMCG?  The numbers are UMCG's only on
- * kernels that carry the UMCG patches; they are out of tree, far above
- * mainline's (earlier versions used 463/464, setxattrat() and getxattrat()
- * from Linux 6.13 on), but another out-of-tree series could use them too.
+ * Is this kernel's 548/549 UMCG?  The numbers are UMCG's only on
+ * kernels that carry the UMCG patches; they are out of tree, right after
+ * x32's range and above mainline's (earlier versions used 463/464,
+ * setxattrat() and getxattrat() from Linux 6.13 on), but another out-of-tree series could use them too.
  * So libumcg probes once, before it issues any UMCG call, for answers only
  * UMCG gives (and that cannot change anything):
  *

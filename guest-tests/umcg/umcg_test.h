@@ -35,7 +35,7 @@ static inline int umcg_supported(void)
 }
 
 /*
- * Start of every test.  1000/1001 answering like another system call is a
+ * Start of every test.  548/549 answering like another system call is a
  * failure (libumcg refuses to use them).  On a kernel without CONFIG_UMCG,
  * check with raw system calls that both return ENOSYS, then SKIP with the
  * reason.
@@ -230,6 +230,38 @@ static inline int umcg_ftrace_count(const char *fn, pid_t tid)
 			continue;
 		at = strstr(line, call);
 		if (at && (at[strlen(call)] == ' ' || at[strlen(call)] == '.'))
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * Calls of @fn by task @tid made from @caller ("fn <-caller" in the
+ * trace buffer, stopped); -1 on error.
+ */
+static inline int umcg_ftrace_count_from(const char *fn, const char *caller,
+					 pid_t tid)
+{
+	char line[512], who[32], call[96], from[96], *at;
+	int n = 0;
+	FILE *f;
+
+	umcg_tracefs_put("tracing_on", "0", 0);
+	snprintf(who, sizeof(who), "-%d ", (int)tid);
+	snprintf(call, sizeof(call), " %s", fn);
+	snprintf(from, sizeof(from), "<-%s", caller);
+	f = fopen(UMCG_TRACEFS "/trace", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#' || !strstr(line, who))
+			continue;
+		at = strstr(line, call);
+		if (!at || (at[strlen(call)] != ' ' && at[strlen(call)] != '.'))
+			continue;
+		at = strstr(at, from);
+		if (at && strchr(".\n", at[strlen(from)]))
 			n++;
 	}
 	fclose(f);
