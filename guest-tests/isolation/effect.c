@@ -438,6 +438,129 @@ TEST_F_TIMEOUT(effect, housekeeping_cpu_long_syscall_not_skipped, 120)
 }
 
 /*
+ * stat_refresh while the quiescing task is inside a system call (issue 45,
+ * defect 3): its differentials are dirty then, and queueing
+ * refresh_vm_stats for its CPU interrupts it after its return, which has
+ * folded them already. A SCHED_FIFO task on an isolated CPU alternates
+ * mlock()/munlock() of MIDCALL_PAGES pages with spins of about a
+ * millisecond while the parent writes stat_refresh back to back; the
+ * executions of refresh_vm_stats on the task's CPU are counted
+ * (workqueue_execute_start). SCHED_FIFO: a kworker queued there waits for
+ * the fair server's share (6.12), so each such write is delayed too.
+ */
+#define MIDCALL_PAGES	256
+#define MIDCALL_SEC	3.0
+
+static void midcall_child(struct ctl *c, int cpu, bool quiesce)
+{
+	struct sched_param sp = { .sched_priority = 10 };
+	char *buf;
+	double t;
+	long i = 0;
+
+	if (pin_to_cpu(cpu) || sched_setscheduler(0, SCHED_FIFO, &sp)) {
+		c->err = 1;
+		_exit(1);
+	}
+	buf = mmap(NULL, MIDCALL_PAGES * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (buf == MAP_FAILED) {
+		c->err = 2;
+		_exit(1);
+	}
+	child_activate_and_wait(c, quiesce);
+	while (c->stage < 3 && !c->err) {
+		if (mlock(buf, MIDCALL_PAGES * PAGE) ||
+		    munlock(buf, MIDCALL_PAGES * PAGE)) {
+			c->err = 4;
+			_exit(1);
+		}
+		i++;
+		/* a spin of about 1 ms, no system call (vDSO clock) */
+		t = now_sec();
+		while (now_sec() - t < 0.001)
+			;
+	}
+	c->syscalls = 2 * i;
+	c->stage = 4;
+	wait_stage(c, 5, true);
+	_exit(0);
+}
+
+/* One phase: 0 and the refresh_vm_stats runs on @cpu in @exec, or -1 */
+static int midcall_phase(struct __test_metadata *_metadata, int cpu,
+			 bool quiesce, int *exec, int *writes, double *max_ms,
+			 long *syscalls)
+{
+	struct ctl *c = ctl_map();
+	double end, t0, ms;
+	int ret = 0;
+	pid_t pid;
+
+	*writes = 0;
+	*max_ms = 0;
+	if (!c)
+		return -1;
+	if (trace_vmstat_start())
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		midcall_child(c, cpu, quiesce);
+
+	wait_stage(c, 1, false);
+	trace_clear();
+	c->stage = 2;
+	end = now_sec() + MIDCALL_SEC;
+	while (now_sec() < end && !c->err) {
+		t0 = now_sec();
+		if (write_file("/proc/sys/vm/stat_refresh", "1"))
+			ret = -1;
+		ms = (now_sec() - t0) * 1000;
+		if (ms > *max_ms)
+			*max_ms = ms;
+		(*writes)++;
+	}
+	c->stage = 3;
+	wait_stage(c, 4, false);
+	trace_stop();
+	*exec = trace_count_lines(cpu, "workqueue_execute_start",
+				  "refresh_vm_stats");
+	if (*exec < 0)
+		ret = -1;
+	*syscalls = c->syscalls;
+	if (phase_end(_metadata, c, pid, 5))
+		ret = -1;
+	trace_off();
+	return ret;
+}
+
+TEST_F_TIMEOUT(effect, isolated_cpu_stat_refresh_mid_syscall, 120)
+{
+	unsigned long iso = isolated_cpus();
+	int cpu, hk, eb, eq, wb, wq;
+	double msb, msq;
+	long sb, sq;
+
+	ISOLATED_SETUP(iso, cpu, hk);
+
+	ASSERT_EQ(0, midcall_phase(_metadata, cpu, false, &eb, &wb, &msb, &sb));
+	ASSERT_EQ(0, midcall_phase(_metadata, cpu, true, &eq, &wq, &msq, &sq));
+
+	ksft_print_msg("metric: isolated_cpu=%d\n", cpu);
+	ISOL_METRIC_PAIR("midcall_stat_refresh_writes", "%d", wb, wq);
+	ISOL_METRIC_PAIR("midcall_refresh_vm_stats", "%d", eb, eq);
+	ISOL_METRIC_PAIR("midcall_longest_write_ms", "%.1f", msb, msq);
+	ISOL_METRIC_PAIR("midcall_syscalls", "%ld", sb, sq);
+	ASSERT_LT(0, eb) {
+		TH_LOG("inconclusive: no refresh_vm_stats on CPU %d without activation",
+		       cpu);
+	}
+	EXPECT_EQ(0, eq);
+}
+
+/*
  * Isolated-CPU child: dirty vmstat with mlock(), then spin without
  * syscalls until told to stop.
  */
