@@ -211,34 +211,9 @@ static inline int umcg_ftrace_start(const char *fns)
 	return umcg_tracefs_put("tracing_on", "1", 0);
 }
 
-/* Calls of @fn by task @tid in the trace buffer (stopped); -1 on error. */
-static inline int umcg_ftrace_count(const char *fn, pid_t tid)
-{
-	char line[512], who[32], call[96], *at;
-	int n = 0;
-	FILE *f;
-
-	umcg_tracefs_put("tracing_on", "0", 0);
-	snprintf(who, sizeof(who), "-%d ", (int)tid);
-	snprintf(call, sizeof(call), " %s", fn);
-	f = fopen(UMCG_TRACEFS "/trace", "r");
-	if (!f)
-		return -1;
-	/* "comm-TID [cpu] flags time: fn[.suffix] <-caller" */
-	while (fgets(line, sizeof(line), f)) {
-		if (line[0] == '#' || !strstr(line, who))
-			continue;
-		at = strstr(line, call);
-		if (at && (at[strlen(call)] == ' ' || at[strlen(call)] == '.'))
-			n++;
-	}
-	fclose(f);
-	return n;
-}
-
 /*
  * Calls of @fn by task @tid made from @caller ("fn <-caller" in the
- * trace buffer, stopped); -1 on error.
+ * trace buffer, stopped), from any caller if @caller is NULL; -1 on error.
  */
 static inline int umcg_ftrace_count_from(const char *fn, const char *caller,
 					 pid_t tid)
@@ -250,22 +225,33 @@ static inline int umcg_ftrace_count_from(const char *fn, const char *caller,
 	umcg_tracefs_put("tracing_on", "0", 0);
 	snprintf(who, sizeof(who), "-%d ", (int)tid);
 	snprintf(call, sizeof(call), " %s", fn);
-	snprintf(from, sizeof(from), "<-%s", caller);
+	snprintf(from, sizeof(from), "<-%s", caller ? caller : "");
 	f = fopen(UMCG_TRACEFS "/trace", "r");
 	if (!f)
 		return -1;
+	/* "comm-TID [cpu] flags time: fn[.suffix] <-caller" */
 	while (fgets(line, sizeof(line), f)) {
 		if (line[0] == '#' || !strstr(line, who))
 			continue;
 		at = strstr(line, call);
 		if (!at || (at[strlen(call)] != ' ' && at[strlen(call)] != '.'))
 			continue;
+		if (!caller) {
+			n++;
+			continue;
+		}
 		at = strstr(at, from);
 		if (at && strchr(".\n", at[strlen(from)]))
 			n++;
 	}
 	fclose(f);
 	return n;
+}
+
+/* Calls of @fn by task @tid in the trace buffer (stopped); -1 on error. */
+static inline int umcg_ftrace_count(const char *fn, pid_t tid)
+{
+	return umcg_ftrace_count_from(fn, NULL, tid);
 }
 
 /* Leave the tracer as others expect it: nop, no filter, empty. */
