@@ -251,11 +251,25 @@ class CommandLineTest(unittest.TestCase):
             got = json.load(f)
         self.assertEqual(boot.qemu(top, self.a.v, 'kvm', ''), got['argv'])
         self.assertIn(os.path.join(top, 'v', 'bzImage'), got['argv'])
-        self.assertEqual(('kvm', 'probed'), (got['accel'], got['accel_reason']))
+        self.assertEqual(('kvm', 'probed'),
+                         (got['accel'], got['accel_reason']))
         # one argument a line cannot say it
         rc, _, err = self.plan('qemu', top, 'v')
         self.assertEqual(2, rc)
         self.assertIn('contains a newline', err)
+        # the accelerator as the variant makes it (#@ icount: TCG), and why
+        a = Artifacts(self, icount='shift=0')
+        with open(a.path('variant.json'), 'w', encoding='utf-8') as f:
+            json.dump(dict(a.v, format=artifacts.VARIANT_FORMAT), f)
+        rc, _, err = self.plan('--accel', 'kvm', '--accel-reason', 'probed',
+                               '--argv-out', cmd, 'qemu', a.dir, 'v')
+        self.assertEqual(0, rc, err)
+        with open(cmd, encoding='utf-8') as f:
+            got = json.load(f)
+        self.assertEqual(boot.accel_plan(a.v, 'kvm', 'probed')[::2],
+                         (got['accel'], got['accel_reason']))
+        self.assertEqual('tcg', got['accel'])
+        self.assertIn('-icount', got['argv'])
 
     def test_tests_lists_the_plans_test_ids_without_booting(self):
         # (issue 46: make list-tests) a program that lists its tests
