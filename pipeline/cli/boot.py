@@ -1,7 +1,8 @@
 """The boot plan subcommand (scripts/pipeline boot plan): what a boot runs,
-one argument a line, for boot-interactive, accel-probe, ...; the
-harness's command as JSON (--argv-out) and `boot run`, which runs it, for
-test-variant (the plan itself: pipeline/boot.py)."""
+one argument a line (accel-probe, people); the harness's or QEMU's
+command as JSON (--argv-out) and `boot run`, which runs it, for
+test-variant, boot-interactive and boot-packages (the plan itself:
+pipeline/boot.py)."""
 
 import argparse
 import json
@@ -9,15 +10,17 @@ import os
 import sys
 
 from pipeline import Fail, artifacts, testsel
-from pipeline.boot import (accel_of, harness, plan, qemu, selected_suites,
-                           test_ids)
+from pipeline.boot import (accel_of, accel_plan, harness, plan, qemu,
+                           selected_suites, test_ids)
 from pipeline.cli import Command
 
 PLAN = """How to boot a variant, from its artifacts alone (pipeline/boot.py).
 
 usage:
-  [--accel NAME] [--rootfs DIR] qemu ARTIFACTS VARIANT
-      the QEMU command line, one argument per line
+  [--accel NAME [--accel-reason TEXT]] [--rootfs DIR] [--argv-out FILE]
+            qemu ARTIFACTS VARIANT
+      the QEMU command line, one argument per line; with --argv-out
+      FILE, as JSON in FILE for `boot run FILE` (as for harness below)
   [--accel NAME --accel-reason TEXT] [--tests GLOBS] [--rootfs DIR]
             [--plan-out FILE] harness ARTIFACTS VARIANT LOG [SUITE...]
       the command line of expect-scripts/boot-and-test.exp that boots
@@ -127,11 +130,19 @@ def _option(argv: list[str], name: str) -> str:
 
 def _plan(a: argparse.Namespace) -> int:
     if a.argv_out:
-        if a.cmd != 'harness':
-            raise Fail('--argv-out goes with harness')
+        if a.cmd not in ('harness', 'qemu'):
+            raise Fail('--argv-out goes with harness or qemu')
         argv = plan_args(a)
-        cmd = {'argv': argv, 'accel': _option(argv, '--accel'),
-               'accel_reason': _option(argv, '--accel-reason')}
+        if a.cmd == 'harness':
+            accel = _option(argv, '--accel')
+            reason = _option(argv, '--accel-reason')
+        else:
+            # what the variant makes of the accelerator, as the harness
+            # says it
+            accel, _, reason = accel_plan(
+                artifacts.load_variant(a.artifacts, a.variant), a.accel,
+                a.accel_reason)
+        cmd = {'argv': argv, 'accel': accel, 'accel_reason': reason}
         try:
             with open(a.argv_out, 'w', encoding='utf-8') as f:
                 json.dump(cmd, f, indent=1)
@@ -144,7 +155,7 @@ def _plan(a: argparse.Namespace) -> int:
     return 0
 
 
-RUN = """Run the harness command `boot plan --argv-out FILE` wrote.
+RUN = """Run the command `boot plan --argv-out FILE` wrote (harness, qemu).
 
 run FILE: says "accel: NAME (REASON)" on stderr (the accelerator and why,
 with what the variant adds to it: its CPU model, one TCG thread, -icount),

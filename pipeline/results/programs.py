@@ -328,16 +328,19 @@ def hard_tests(tree):
 
 def retried(first, second, retry, hard=()):
     """A program's results when it ran tests again after @@@ RETRY lines
-    (TEST, GLOB): the first run's results of the tests not run again, and
-    for a test run again the second run's, a result there marked flaky
-    with the first-run failure in its place. The second run replaces the
-    first for TEST only when every first-run failure of TEST is a failure
-    a GLOB names (by the result's own description, never TEST's own
-    result), TEST did not time out or lose results (@hard), and each such
-    failure has a result in its place in the second run that is not a
-    skip (a pass: flaky; a failure: it failed twice). Otherwise the first
-    run stands, and the second run adds only its failures and errors,
-    named "... (second run)"."""
+    (TEST, GLOB; the guest runs each test kselftests/flaky.conf names a
+    second time whatever its first run said): the first run's results of
+    the tests not run again, and for a test run again the second run's, a
+    result there marked flaky with the first-run failure in its place.
+    The second run replaces the first for TEST only when TEST failed the
+    first time, every first-run failure of TEST is a failure a GLOB names
+    (by the result's own description, never TEST's own result), TEST did
+    not time out or lose results (@hard), and each such failure has a
+    result in its place in the second run that is not a skip (a pass:
+    flaky; a failure: it failed twice). Otherwise the first run stands,
+    and the second run adds only its failures and errors, named "...
+    (second run)"; after a first run without a failure, not the failures
+    a GLOB names (the same flake)."""
     tests = {t for t, _ in retry}
 
     def split(r):
@@ -384,6 +387,10 @@ def retried(first, second, retry, hard=()):
     stands = {split(r)[0] for r in bad
               if r.status == Status.ERROR or not named(r)}
     stands |= tests if '*' in hard else tests & set(hard)
+    # the guest runs every test flaky.conf names again, failed or not
+    # (it reads no KTAP): one whose first run had no failure keeps it
+    passed = tests - {split(r)[0] for r in bad} - stands
+    stands |= passed
     for f in bad:
         head = split(f)[0]
         if head in tests and head not in stands:
@@ -405,7 +412,11 @@ def retried(first, second, retry, hard=()):
         # (a result of no retried test: the runner's own, named otherwise
         # when the second run printed nothing nested)
         if split(r)[0] in stands or split(r)[0] not in tests:
-            if r.status in BAD:
+            # (after a first run that passed, a failure a glob names is
+            # that flake again, not a new failure)
+            if r.status in BAD and not (
+                    split(r)[0] in passed and r.status != Status.ERROR and
+                    named(r)):
                 out.append(dataclasses.replace(
                     r, id=r.id + ' (second run)',
                     name=r.name + ' (second run)'))

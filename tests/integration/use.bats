@@ -83,6 +83,21 @@ boot_line() { # the QEMU command line of the boot (not the probe)
 	[ -z "$(boot_line)" ]
 }
 
+@test "boot-interactive: QEMU's command goes whole from the plan to QEMU (boot run, JSON): artifacts under a path with a space and a newline boot" {
+	a="$BATS_TEST_TMPDIR/set a"$'\n'"b"
+	cp -a "$ARTIFACTS" "$a"
+	# the terminal (script's pty) is the guest's console; the fake guest
+	# powers off when told to
+	ARTIFACTS=$a ACCEL=tcg run script -qec "$(printf '%q' "$TOP/scripts/boot-interactive") default" /dev/null <<<'poweroff -f'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"accel: tcg (ACCEL=tcg)"* ]]
+	[[ "$output" == *"@@@ READY "* ]]
+	[[ "$output" == *"reboot: Power down"* ]]
+	# the kernel QEMU was given is the one under that path
+	grep -qF -- "-kernel $a/default/bzImage -initrd $a/default/" "$FAKE_QEMU_LOG"
+}
+
 @test "TESTS: picks the suites, reaches all_variants suites by name only, and goes to run-suite quoted" {
 	TESTS='selftest/ok' run "$TOP/scripts/test-variant" default
 	[ "$status" -eq 0 ]

@@ -12,11 +12,17 @@ load ../helpers
 
 LOGS=$TOP/tests/fixtures/console-logs
 
+# Compiled once for the file's tests (each test gets its own copy).
+setup_file() {
+	local b=$BATS_FILE_TMPDIR/built
+	mkdir -p "$b/bin" "$b/tests/smoke"
+	gcc -O2 -Wall -Wextra -Werror -o "$b/bin/ktap-run" "$TOP/guest-tests/runner/ktap-run.c"
+	gcc -O2 -Wall -Wextra -Werror -o "$b/tests/smoke/markers" "$TOP/guest-tests/smoke/markers.c"
+}
+
 setup() {
 	d=$BATS_TEST_TMPDIR
-	mkdir -p "$d/bin" "$d/tests/smoke"
-	gcc -O2 -Wall -Wextra -Werror -o "$d/bin/ktap-run" "$TOP/guest-tests/runner/ktap-run.c"
-	gcc -O2 -Wall -Wextra -Werror -o "$d/tests/smoke/markers" "$TOP/guest-tests/smoke/markers.c"
+	cp -a "$BATS_FILE_TMPDIR/built/." "$d/"
 	: >"$d/kmsg"
 }
 

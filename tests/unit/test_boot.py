@@ -236,6 +236,41 @@ class CommandLineTest(unittest.TestCase):
                          got['argv'])
         self.assertEqual(('tcg', why), (got['accel'], got['accel_reason']))
 
+    def test_the_qemu_command_as_json_carries_any_argument_whole(self):
+        # (boot-interactive, boot-packages: `boot run` runs it) an
+        # artifact set under a path with a space and a newline
+        top = os.path.join(self.a.dir, 'a b\nc')
+        os.makedirs(top)
+        os.rename(os.path.join(self.a.dir, 'v'), os.path.join(top, 'v'))
+        cmd = os.path.join(self.a.dir, 'boot.json')
+        rc, out, err = self.plan('--accel', 'kvm', '--accel-reason',
+                                 'probed', '--argv-out', cmd, 'qemu', top,
+                                 'v')
+        self.assertEqual((0, []), (rc, out), err)
+        with open(cmd, encoding='utf-8') as f:
+            got = json.load(f)
+        self.assertEqual(boot.qemu(top, self.a.v, 'kvm', ''), got['argv'])
+        self.assertIn(os.path.join(top, 'v', 'bzImage'), got['argv'])
+        self.assertEqual(('kvm', 'probed'),
+                         (got['accel'], got['accel_reason']))
+        # one argument a line cannot say it
+        rc, _, err = self.plan('qemu', top, 'v')
+        self.assertEqual(2, rc)
+        self.assertIn('contains a newline', err)
+        # the accelerator as the variant makes it (#@ icount: TCG), and why
+        a = Artifacts(self, icount='shift=0')
+        with open(a.path('variant.json'), 'w', encoding='utf-8') as f:
+            json.dump(dict(a.v, format=artifacts.VARIANT_FORMAT), f)
+        rc, _, err = self.plan('--accel', 'kvm', '--accel-reason', 'probed',
+                               '--argv-out', cmd, 'qemu', a.dir, 'v')
+        self.assertEqual(0, rc, err)
+        with open(cmd, encoding='utf-8') as f:
+            got = json.load(f)
+        self.assertEqual(boot.accel_plan(a.v, 'kvm', 'probed')[::2],
+                         (got['accel'], got['accel_reason']))
+        self.assertEqual('tcg', got['accel'])
+        self.assertIn('-icount', got['argv'])
+
     def test_tests_lists_the_plans_test_ids_without_booting(self):
         # (issue 46: make list-tests) a program that lists its tests
         # gives one id per test the globs select; one that lists none

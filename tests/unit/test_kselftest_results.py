@@ -261,6 +261,46 @@ class Retry(unittest.TestCase):
         self.assertEqual(0, r['counts']['flaky'])
         self.assertEqual(3, n_status(r, 'fail'))
 
+    def test_a_test_that_passed_the_first_time_keeps_that_run(self):
+        # The guest runs every test flaky.conf names a second time, failed
+        # or not (it reads no KTAP): a first run without a failure stands.
+        # The second run's failures a glob names are that flake again ...
+        status, r = parse(ksft_retry_log(self.PASS, RETRY_MANY, self.FAIL))
+        self.assertEqual(0, status)
+        self.assertEqual(0, n_status(r, 'fail'))
+        self.assertEqual(0, r['counts']['flaky'])
+        self.assertEqual(['pass'], [t['status']
+                                    for t in self.many_succeeds(r)])
+        # ... each test once, as after one run
+        _, once = parse(ksft_log('futex', 'futex-pass.ktap', 0))
+        self.assertEqual(once['counts']['pass'], r['counts']['pass'])
+        status, r = parse(ksft_retry_log(self.PASS, RETRY_MANY, self.PASS))
+        self.assertEqual(0, status)
+        self.assertEqual(once['counts']['pass'], r['counts']['pass'])
+        self.assertEqual(0, r['counts']['flaky'])
+        # ... any other failure of the second run fails, named so
+        status, r = parse(ksft_retry_log(
+            self.PASS,
+            '@@@ RETRY kselftest/futex run.sh/futex_requeue?simple*',
+            self.FAIL))
+        self.assertEqual(1, status)
+        self.assertEqual('fail', field(r, 'name', MANY + ' (second run)',
+                                       'status'))
+        self.assertEqual(['pass'], [t['status']
+                                    for t in self.many_succeeds(r)])
+
+    def test_each_glob_of_the_test_has_its_retry_line(self):
+        # flaky.conf's two futex:run.sh lines: two RETRY lines, one second
+        # run
+        retry = '\n'.join([RETRY_MANY,
+                           '@@@ RETRY kselftest/futex run.sh/futex_wake?*'])
+        status, r = parse(ksft_retry_log(self.FAIL, retry, self.PASS))
+        self.assertEqual(0, status)
+        self.assertEqual(1, r['counts']['flaky'])
+        status, r = parse(ksft_retry_log(self.PASS, retry, self.FAIL))
+        self.assertEqual(0, status)
+        self.assertEqual(0, r['counts']['flaky'])
+
     def test_a_retry_line_of_another_suite_or_program_is_not_one(self):
         # a RETRY line from a program of another suite (sed: the first
         # four replacements once per line, the first everywhere)
