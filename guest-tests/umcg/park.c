@@ -386,6 +386,63 @@ TEST(signal_mask_after_park)
 }
 
 /*
+ * A tracer that sets a parked worker's mask (PTRACE_SETSIGMASK) while the
+ * worker is stopped has the last word: the mask saved when the first
+ * signal interrupted the park is given back only if the blocked set is
+ * still the one the kernel installed (issue 44, round 4 review).  Before,
+ * the end of the park silently replaced the tracer's mask.
+ */
+#define TRACER_MASK	"0000000000000800"	/* SIGUSR2 alone */
+
+TEST(ptrace_setsigmask_during_park_stands)
+{
+	char parked[20];
+	uint64_t set, got;
+	pid_t pid, tid;
+	int status;
+
+	UMCG_REQUIRE();
+	/* It blocks SIGUSR2 and SIGRTMIN+2, registers, blocks, wakes, parks. */
+	pid = start_child(_metadata, CHILD_BLOCK_FIRST | CHILD_SET_MASK);
+	ASSERT_GT(pid, 0);
+	tid = sh->w.tid;
+	ASSERT_STRNE(TRACER_MASK, sh->blk_before);
+
+	ASSERT_EQ(0, ptrace(PTRACE_SEIZE, tid, 0, 0));
+	ASSERT_EQ(0, ptrace(PTRACE_INTERRUPT, tid, 0, 0));
+	if (wait_for(tid, &status, __WALL, 5000) != tid) {
+		kill(pid, SIGKILL);
+		waitpid(tid, NULL, __WALL);
+		waitpid(pid, NULL, 0);
+		ASSERT_TRUE(0) TH_LOG("PTRACE_INTERRUPT did not stop the parked worker in 5 s");
+	}
+	ASSERT_TRUE(WIFSTOPPED(status));
+	/* the interrupted park blocked every catchable signal */
+	ASSERT_EQ(0, ptrace(PTRACE_GETSIGMASK, tid, sizeof(got), &got));
+	EXPECT_EQ(~((1ULL << (SIGKILL - 1)) | (1ULL << (SIGSTOP - 1))), got)
+		TH_LOG("stopped in the park, the mask is %#llx",
+		       (unsigned long long)got);
+	set = 1ULL << (SIGUSR2 - 1);
+	ASSERT_EQ(0, ptrace(PTRACE_SETSIGMASK, tid, sizeof(set), &set));
+	ASSERT_EQ(0, ptrace(PTRACE_DETACH, tid, 0, 0));
+
+	/* parked again, with the tracer's mask, and no user code ran */
+	EXPECT_TRUE(sigblk_becomes(pid, tid, TRACER_MASK, parked,
+				   sizeof(parked), 5000))
+		TH_LOG("after the tracer's PTRACE_SETSIGMASK, parked with SigBlk %s",
+		       parked);
+	usleep(100000);
+	EXPECT_EQ(1, __atomic_load_n(&sh->progress, __ATOMIC_SEQ_CST));
+
+	EXPECT_EQ(0, finish_child(pid));
+	EXPECT_EQ(2, sh->progress);
+	TH_LOG("SigBlk before the park %s, set by the tracer %s, after the park %s",
+	       sh->blk_before, TRACER_MASK, sh->blk_after);
+	EXPECT_STREQ(TRACER_MASK, sh->blk_after)
+		TH_LOG("the end of the park replaced the tracer's mask");
+}
+
+/*
  * A RUNNING worker that stops (group stop, or a ptrace stop) sleeps in the
  * kernel like any other blocking worker: it is reported BLOCKED, so that
  * its server can run another, and once it continues it comes back IDLE on
@@ -653,11 +710,19 @@ TEST(signal_to_yielded_worker)
  * mask is not swapped until a signal interrupts the wait: the worker then
  * blocks its catchable signals, and blocking passes the signal on to a
  * thread that can take it (retarget_shared_pending()).  The process's
- * signal is never held until a server runs the worker.  Here only the
- * waiting worker and a plain helper thread do not block SIGUSR2.
+ * signal is never held until a server runs the worker.
+ *
+ * Which thread a process-directed signal picks is the kernel's choice, so
+ * the test makes it: the first signal comes while the helper thread
+ * blocks SIGUSR2 too, so the waiting worker is the only thread that can
+ * take it (it must not run the handler while IDLE: the helper takes the
+ * signal once it unblocks).  That leaves the worker as the signal's
+ * round-robin start (signal->curr_target), so once the worker waits again
+ * with its own mask the second signal picks it again although the helper
+ * can take it: only passing it on at the block reaches the helper.
  */
 static pid_t proc_handler_tid;
-static int proc_handled, helper_stop;
+static int proc_handled, helper_stop, helper_unblock;
 
 static void proc_handler(int sig)
 {
@@ -668,27 +733,65 @@ static void proc_handler(int sig)
 
 static void *helper_thread(void *arg)
 {
+	sigset_t usr2;
+
+	sigemptyset(&usr2);
+	sigaddset(&usr2, SIGUSR2);
+	if (pthread_sigmask(SIG_BLOCK, &usr2, NULL))
+		return (void *)1;
 	__atomic_store_n((pid_t *)arg, umcg_gettid(), __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&helper_unblock, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	if (pthread_sigmask(SIG_UNBLOCK, &usr2, NULL))
+		return (void *)2;
 	while (!__atomic_load_n(&helper_stop, __ATOMIC_SEQ_CST))
 		usleep(1000);
 	return NULL;
 }
 
-#define PROC_SIGNALS	20
+static void *yield_twice_worker(void *arg)
+{
+	(void)arg;
+	if (umcg_worker_register(&c->w, &c->g, NULL))
+		return (void *)1;
+	__atomic_store_n(&c->yielded, 1, __ATOMIC_SEQ_CST);
+	umcg_worker_yield(&c->w);
+	__atomic_store_n(&c->yielded, 2, __ATOMIC_SEQ_CST);
+	umcg_worker_yield(&c->w);
+	umcg_worker_unregister(&c->w, &c->g);
+	return NULL;
+}
+
+/* Wait up to 5 s for the handler to run once more than @n times. */
+static bool proc_handled_after(int n)
+{
+	int ms;
+
+	for (ms = 0; ms < 5000; ms++) {
+		if (__atomic_load_n(&proc_handled, __ATOMIC_SEQ_CST) > n)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
 
 TEST(process_signal_not_held_by_a_waiting_worker)
 {
 	struct sigaction sa = { .sa_handler = proc_handler };
 	struct umcg_worker *w;
 	sigset_t usr2, old;
+	char blk[20];
 	pid_t helper = 0;
 	pthread_t t, h;
-	int i, n, ms;
+	void *ret;
+	int i;
 
 	UMCG_REQUIRE();
 	ASSERT_EQ(0, sigaction(SIGUSR2, &sa, NULL));
+	sigemptyset(&usr2);
+	sigaddset(&usr2, SIGUSR2);
 	UMCG_TEST_SERVER(c);
-	ASSERT_EQ(0, pthread_create(&t, NULL, yield_worker, NULL));
+	ASSERT_EQ(0, pthread_create(&t, NULL, yield_twice_worker, NULL));
 	ASSERT_EQ(0, pthread_create(&h, NULL, helper_thread, &helper));
 	for (i = 0; i < 20000 && !(w = umcg_take_idle(&c->g)); i++)
 		usleep(1000);
@@ -699,23 +802,50 @@ TEST(process_signal_not_held_by_a_waiting_worker)
 	for (i = 0; i < 20000 && !__atomic_load_n(&helper, __ATOMIC_SEQ_CST); i++)
 		usleep(1000);
 	ASSERT_NE(0, helper);
-
-	sigemptyset(&usr2);
-	sigaddset(&usr2, SIGUSR2);
+	/* now the waiting worker is the only thread that takes SIGUSR2 */
 	ASSERT_EQ(0, pthread_sigmask(SIG_BLOCK, &usr2, &old));
-	for (i = 0; i < PROC_SIGNALS; i++) {
-		n = __atomic_load_n(&proc_handled, __ATOMIC_SEQ_CST);
-		ASSERT_EQ(0, kill(getpid(), SIGUSR2));
-		for (ms = 0; ms < 5000 &&
-		     __atomic_load_n(&proc_handled, __ATOMIC_SEQ_CST) == n; ms++)
-			usleep(1000);
-		ASSERT_LT(n, __atomic_load_n(&proc_handled, __ATOMIC_SEQ_CST))
-			TH_LOG("signal %d of the process held for 5 s", i);
-		EXPECT_EQ(helper, proc_handler_tid);
-	}
+
+	ASSERT_EQ(0, kill(getpid(), SIGUSR2));
+	EXPECT_TRUE(sigblk_becomes(getpid(), w->tid, ALL_CATCHABLE, blk,
+				   sizeof(blk), 5000))
+		TH_LOG("the signal did not interrupt the waiting worker's wait (SigBlk %s)",
+		       blk);
+	usleep(100000);
+	EXPECT_EQ(0, __atomic_load_n(&proc_handled, __ATOMIC_SEQ_CST))
+		TH_LOG("the handler ran in thread %d while the only one that could take the signal waited",
+		       proc_handler_tid);
+	__atomic_store_n(&helper_unblock, 1, __ATOMIC_SEQ_CST);
+	ASSERT_TRUE(proc_handled_after(0))
+		TH_LOG("the first signal of the process held for 5 s");
+	EXPECT_EQ(helper, proc_handler_tid);
+
+	/* Run the worker: its mask comes back, and it yields again. */
+	ASSERT_EQ(w, umcg_rq_pop(&c->s));
+	ASSERT_EQ(0, umcg_run_worker(&c->s, w, 0));
+	for (i = 0; i < 20000 && __atomic_load_n(&c->yielded, __ATOMIC_SEQ_CST) < 2; i++)
+		usleep(1000);
+	ASSERT_EQ(2, c->yielded);
+	for (i = 0; i < 20000 && !umcg_server_settle(&c->s); i++)
+		umcg_server_wait_current(&c->s, 0);
+	ASSERT_TRUE(umcg_wait_asleep(getpid(), w->tid, 5000));
+	ASSERT_TRUE(umcg_task_status(getpid(), w->tid, "SigBlk", blk, sizeof(blk)));
+	EXPECT_STRNE(ALL_CATCHABLE, blk);
+
+	/* The signal picks the worker first again; the helper takes it. */
+	ASSERT_EQ(0, kill(getpid(), SIGUSR2));
+	ASSERT_TRUE(proc_handled_after(1))
+		TH_LOG("the second signal of the process held for 5 s");
+	EXPECT_EQ(helper, proc_handler_tid);
+	EXPECT_TRUE(sigblk_becomes(getpid(), w->tid, ALL_CATCHABLE, blk,
+				   sizeof(blk), 5000))
+		TH_LOG("the second signal did not pick the waiting worker first (SigBlk %s): nothing was passed on",
+		       blk);
+	EXPECT_EQ(2, __atomic_load_n(&proc_handled, __ATOMIC_SEQ_CST));
+
 	ASSERT_EQ(0, pthread_sigmask(SIG_SETMASK, &old, NULL));
 	__atomic_store_n(&helper_stop, 1, __ATOMIC_SEQ_CST);
-	ASSERT_EQ(0, pthread_join(h, NULL));
+	ASSERT_EQ(0, pthread_join(h, &ret));
+	ASSERT_EQ(NULL, ret);
 	/* the worker never left its wait */
 	EXPECT_EQ(UMCG_TASK_IDLE | UMCG_TF_LOCKED | LIBUMCG_TF_HANDOFF,
 		  umcg_task_state(&w->task));
