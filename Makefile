@@ -177,7 +177,7 @@ report-screenshot: ## docs/report.png, README's screenshot: the page of tests/fi
 report: ## VARIANT's last run again, one line per test, each failure with the end of its output (results/VARIANT/)
 	@$(PIPELINE) report "$${RESULTS:-results}/$(VARIANT)"
 
-compare: ## new failures, LOST tests, fixes, metric deltas from results A to B; fails if B regressed (python3 -m pipeline compare exits 1)
+compare: ## new failures, LOST tests, fixes, metric deltas from results A to B (a NAME-knobs-* run one side lacks against the other's NAME); fails if B regressed (python3 -m pipeline compare exits 1)
 	@test -n "$(A)" || { echo "error: give A=<results dir> (and B=, default results)" >&2; exit 2; }
 	@$(PIPELINE) compare $(if $(strip $(VARIANTS)),--variants "$(VARIANTS)") "$(A)" "$(B)"
 
