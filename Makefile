@@ -56,6 +56,8 @@ KCONFIG_ADD   ?=
 APPEND        ?=
 ## QEMU_ARGS: QEMU arguments for one run (make, test-variant, boot) [none]
 QEMU_ARGS     ?=
+## KERNEL_TREE: a kernel git tree to build instead of Debian's source + patches/, out of tree into build/, with VARIANT's fragments (make, test-variant, boot) [none]
+KERNEL_TREE   ?=
 ## VERBOSE: 1: the guest's serial console on the terminal while it runs (test-variant, matrix, make) [0]
 VERBOSE       ?=
 ## WAIT: 1: wait for a run that holds this checkout's lock, instead of refusing [0]
@@ -64,6 +66,11 @@ WAIT          ?= 0
 export RUNTIME VARIANTS JOBS VARIANT SUITES LOG TESTS ACCEL GOOD BAD CCACHE_REMOTE DISTCC_HOSTS NO_DONOR KSELFTEST CHECK WAIT
 ifneq ($(strip $(BASE_IMAGE)),)
 export BASE_IMAGE
+endif
+# (override: a command-line value is not replaced otherwise)
+ifneq ($(strip $(KERNEL_TREE)),)
+override KERNEL_TREE := $(abspath $(KERNEL_TREE))
+export KERNEL_TREE
 endif
 ifneq ($(strip $(ARTIFACTS)),)
 export ARTIFACTS := $(abspath $(ARTIFACTS))
@@ -170,7 +177,7 @@ report-screenshot: ## docs/report.png, README's screenshot: the page of tests/fi
 report: ## VARIANT's last run again, one line per test, each failure with the end of its output (results/VARIANT/)
 	@$(PIPELINE) report "$${RESULTS:-results}/$(VARIANT)"
 
-compare: ## new failures, LOST tests, fixes, metric deltas from results A to B; fails if B regressed (python3 -m pipeline compare exits 1)
+compare: ## new failures, LOST tests, fixes, metric deltas from results A to B (a NAME-knobs-* run one side lacks against the other's NAME); fails if B regressed (python3 -m pipeline compare exits 1)
 	@test -n "$(A)" || { echo "error: give A=<results dir> (and B=, default results)" >&2; exit 2; }
 	@$(PIPELINE) compare $(if $(strip $(VARIANTS)),--variants "$(VARIANTS)") "$(A)" "$(B)"
 

@@ -30,7 +30,7 @@ import json
 import os
 from typing import Any
 
-from pipeline import Fail, config, sha256, top
+from pipeline import Fail, config, kerneltree, sha256, top
 from pipeline.series import series_entries
 
 VARIANT_FORMAT = 'kernel-pipeline-variant/1'
@@ -79,6 +79,9 @@ class KernelInputs:
     toolchain: str | None = None         # gcc and ld version lines
     timestamp: str | None = None         # KBUILD_BUILD_TIMESTAMP
     tree: str | None = None              # the tree's path (objects in it)
+    # a KERNEL_TREE kernel's tree: HEAD, changes, untracked files hashed
+    # (pipeline/kerneltree.py state())
+    tree_state: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -142,6 +145,10 @@ def changes(kernel: str, built: KernelInputs, now: KernelInputs) -> list[str]:
     if differs('tree'):
         why.append('the kernel tree is %s, it was built in %s' % (
             now.tree, built.tree))
+    if differs('tree_state'):
+        why.append('the kernel tree %s changed since it was built (its '
+                   'HEAD, its changes or its untracked files)' % (
+                       now.tree or built.tree or '(KERNEL_TREE)'))
     return why
 
 
@@ -154,7 +161,9 @@ def recorded(kernel_json: dict[str, Any] | None,
     series = None
     if k.get('source') == 'series' and k.get('series') is not None:
         series = tuple((p['name'], p['sha256']) for p in k['series'])
-    out = KernelInputs(kconfig_sha256=k.get('kconfig_sha256'), series=series)
+    tree = k.get('tree') if k.get('source') == 'tree' else None
+    out = KernelInputs(kconfig_sha256=k.get('kconfig_sha256'), series=series,
+                       tree_state=tree.get('state') if tree else None)
     if inputs:
         out = out.merged(KernelInputs.from_dict(inputs))
     return out
@@ -165,9 +174,17 @@ def checkout_inputs(kernel: str, series: bool = True) -> KernelInputs:
     the Kconfig lines now, and with SERIES the patches in patches/ (read
     only when the kernel recorded its own: a bad series file is not a
     pristine kernel's problem)."""
+    v = config.Variant(kernel)
+    tree = {}
+    if v.params['source'] == 'tree':
+        # (its tree now: the one place a boot looks outside the checkout)
+        path = v.params['kernel_tree']
+        # (the path only names it: kernel.json records no path to judge)
+        tree = {'tree': path, 'tree_state': kerneltree.state(
+            kerneltree.check(path))[1]}
     return KernelInputs(
-        kconfig_sha256=config.Variant(kernel).kconfig_sha256(),
-        series=tuple(series_entries()) if series else None)
+        kconfig_sha256=v.kconfig_sha256(),
+        series=tuple(series_entries()) if series else None, **tree)
 
 
 def stale_reason(name: str, artifacts: str) -> str | None:

@@ -248,7 +248,11 @@ def plan(artifacts: str, v: Variant, suites: list[str],
             'tests': list(globs), 'suites': out,
             'checkers': checkers(artifacts, v), 'final': v['params']['final'],
             # the knobs of a run variant (pipeline/knobs.py)
-            **({'knobs': v['knobs']} if v.get('knobs') else {})}
+            **({'knobs': v['knobs']} if v.get('knobs') else {}),
+            # KERNEL_TREE: the tree its kernel was built from
+            **({'kernel_tree': {k: v['kernel']['tree'].get(k) for k in (
+                'path', 'describe', 'series_options_off')}}
+               if v['kernel'].get('tree') else {})}
 
 
 def test_ids(p: dict[str, Any]) -> list[str]:

@@ -91,7 +91,7 @@ def names() -> list[str]:
 
 # The run variants the knobs of one run make (pipeline/knobs.py): their
 # files are in build/knobs/, never in configs/ (no default set has them).
-RUN_NAME_RE = re.compile(r'.+-(knobs|kconfig)-[0-9a-f]{8}')
+RUN_NAME_RE = re.compile(r'.+-(knobs|kconfig|tree)-[0-9a-f]{8}')
 
 
 def knobs_dir() -> str:
@@ -306,6 +306,10 @@ class Variant:
                 if self.params['config'] == 'tiny' else []
             self.fragment_files = base + extra + [f.path for f in self.files]
         self.boot_only = kernel is not None
+        if not self.boot_only and self.params['source'] == 'tree' and \
+                not self.params['kernel_tree']:
+            raise Fail("variant '%s': '#@ source = tree' needs '#@ "
+                       "kernel_tree = /path/of/the/tree'" % name)
         for s in self.params['suites']:
             if suite_conf(s, 'variant %s' % name)['kselftest'] and \
                     not self.params['kselftests']:

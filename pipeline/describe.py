@@ -42,7 +42,8 @@ def dump_json(obj: Any, path: str) -> None:
 
 def write_kernel_json(variant: str, obj: str, out: str, ccache: str,
                       durations: list[str],
-                      series_sha256: str | None) -> None:
+                      series_sha256: str | None,
+                      tree: dict[str, Any] | None = None) -> None:
     """OUT/kernel.json: what the kernel in OUT was built from in OBJ
     (fragments and their hashes, the Kconfig lines' hash, .config and
     bzImage hashes, release, build DURATIONS as NAME=SECONDS; with
@@ -77,6 +78,9 @@ def write_kernel_json(variant: str, obj: str, out: str, ccache: str,
         'variant': variant,
         'release': release,
         'source': v.params['source'],
+        # KERNEL_TREE: the tree, its git describe and state
+        # (pipeline/kerneltree.py; artifacts stale compares the state)
+        **({'tree': tree} if tree else {}),
         'fragments': [{'path': config.fragment_label(p),
                        'sha256': sha256(p)}
                       for p in v.fragment_files],
@@ -258,6 +262,7 @@ def write_variant_json(variant: str, out: str, kdir: str) -> None:
             'bzImage_sha256': k['bzImage_sha256'],
             'config_sha256': k['config_sha256'],
             'fragments': k['fragments'],
+            **({'tree': k['tree']} if k.get('tree') else {}),
         },
         'params': v.params,
         # a run variant's knobs (pipeline/knobs.py): what it was run with

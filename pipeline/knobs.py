@@ -3,6 +3,10 @@ lines), APPEND='...' (kernel command line words) and QEMU_ARGS='...'
 (QEMU arguments), given to make, make test-variant or make boot, without
 a new file in configs/.
 
+KERNEL_TREE=PATH (pipeline/kerneltree.py) is one more: the kernel is
+then KERNEL-tree-HASH, the variant's built from that git tree (and
+KERNEL-tree-HASH-kconfig-HASH with KCONFIG_ADD too).
+
 A run with knobs is the run of a variant of its own, a *run variant*
 written to build/knobs/ (never configs/, so no default set has it):
 NAME-knobs-HASH extends the variant, with APPEND and QEMU_ARGS added to
@@ -33,12 +37,12 @@ import os
 import re
 from typing import Any, Mapping
 
-from pipeline import Fail, config
+from pipeline import Fail, config, kerneltree
 from pipeline.results.verdict import console_level_problem
 
 # (environment variable, key in the records)
 VARS = (('KCONFIG_ADD', 'kconfig_add'), ('APPEND', 'append'),
-        ('QEMU_ARGS', 'qemu_args'))
+        ('QEMU_ARGS', 'qemu_args'), ('KERNEL_TREE', 'kernel_tree'))
 KCONFIG_WORD_RE = re.compile(
     r'(CONFIG_[A-Za-z0-9_]+)=(y|m|n|-?[0-9]+|0x[0-9a-fA-F]+|"[^"\\\s]*")')
 # What a word of APPEND or QEMU_ARGS may hold: it goes through make,
@@ -106,9 +110,13 @@ def from_env(env: Mapping[str, str] | None = None) -> dict[str, Any] | None:
     text = {key: env.get(var, '') for var, key in VARS}
     if not any(t.strip() for t in text.values()):
         return None
-    return {'kconfig_add': _kconfig(text['kconfig_add']),
-            'append': _append(text['append']),
-            'qemu_args': _qemu_args(text['qemu_args'])}
+    out = {'kconfig_add': _kconfig(text['kconfig_add']),
+           'append': _append(text['append']),
+           'qemu_args': _qemu_args(text['qemu_args'])}
+    if text['kernel_tree'].strip():
+        # (only then: the records of runs without it stay as they were)
+        out['kernel_tree'] = kerneltree.check(text['kernel_tree'].strip())
+    return out
 
 
 def _hash(*parts: Any) -> str:
@@ -141,6 +149,22 @@ def derive(variant: str, knobs: dict[str, Any]) -> str:
     v = config.Variant(variant)
     kernel = v.kernel
     made = 'a run variant (pipeline/knobs.py) made for one run'
+    if knobs.get('kernel_tree'):
+        # KERNEL_TREE: the kernel of the variant built from that tree
+        # (pipeline/kerneltree.py), the series' options it lacks stated
+        # off
+        tree = knobs['kernel_tree']
+        off = kerneltree.series_options_absent(tree)
+        own = '%s-tree-%s' % (kernel, _hash(kernel, tree, off))
+        _write(own, ['# %s: the kernel of %s built from %s' % (
+                         made, kernel, tree),
+                     '#@ extends = %s' % kernel, '#@ source = tree',
+                     '#@ kernel_tree = %s' % tree] +
+               ['# %s is not set' % o for o in off],
+               {'variant': kernel, 'kernel_tree': tree,
+                'series_options_off': off, 'kconfig_add': [], 'append': '',
+                'qemu_args': ''})
+        kernel = own
     if knobs['kconfig_add']:
         adds = knobs['kconfig_add']
         own = '%s-kconfig-%s' % (kernel, _hash(kernel, adds))

@@ -63,9 +63,18 @@ def _cpu(text):
 
 
 def _source(text):
-    if text not in ('series', 'pristine'):
-        raise ValueError('expected series (the patched tree) or pristine '
-                         '(its tag pristine, no series), not %r' % text)
+    if text not in ('series', 'pristine', 'tree'):
+        raise ValueError('expected series (the patched tree), pristine '
+                         '(its tag pristine, no series) or tree (#@ '
+                         'kernel_tree), not %r' % text)
+    return text
+
+
+def _abs_path(text):
+    # (a path that goes through make, podman's -v and the build's shell)
+    if text and not re.fullmatch(r'/[A-Za-z0-9_.,:=/+@%~-]*', text):
+        raise ValueError('expected an absolute path of letters, digits and '
+                         '_ . , : = / + @ % ~ -, not %r' % text)
     return text
 
 
@@ -152,7 +161,11 @@ PARAMS = {
     'kselftest_set': (_set, 'quick', 'quick (skip.conf\'s slow tests left '
                       'out) or full; KSELFTEST=quick|full overrides it'),
     'source': (_source, 'series', 'the kernel tree built: series (the '
-               'patched tree) or pristine (its tag, no series)'),
+               'patched tree), pristine (its tag, no series) or tree '
+               '(kernel_tree)'),
+    'kernel_tree': (_abs_path, '', 'with source = tree: the kernel git '
+                    'tree built, out of tree (KERNEL_TREE, '
+                    'pipeline/knobs.py)'),
     'fragments': (_words, '', 'extra Kconfig fragments of configs/, '
                   'merged after base.config'),
     'config': (_config_base, 'tiny', 'what the fragments are merged onto: '

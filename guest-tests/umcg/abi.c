@@ -13,7 +13,13 @@
  *  - umcg_wait() leaves UMCG_TF_LOCKED alone: it is the mark of the server
  *    that claimed the worker, as the documentation says.
  */
+/*
+ * A kernel tree without the series (KERNEL_TREE) has no such header: the
+ * program still builds, and UMCG_REQUIRE() skips it as in `off`.
+ */
+#if __has_include(<linux/umcg.h>)
 #include <linux/umcg.h>
+#endif
 
 /* What the kernel's UAPI header itself says, before libumcg's fallbacks. */
 #ifdef UMCG_TASK_ALIGN

@@ -9,6 +9,9 @@ run is no benchmark). Which test is which in A and B, and whether a
 failure is new, is pipeline/analysis/identity.py's one rule, the one the
 summary judges pristine by.
 
+A run with knobs or KERNEL_TREE, NAME-knobs-HASH, that only one set
+has is compared with the other set's NAME: the variant it was run from.
+
 A test that passed in A and is skipped or absent in B is LOST
 (pipeline/analysis/skips.py). A benchmark that ran is bench, not pass:
 the two are one good outcome here, so results from before benchmarks were
@@ -19,11 +22,15 @@ Python 3.11 standard library only (Debian 12).
 
 import dataclasses
 import enum
+import re
 
 from .. import Fail, classes
 from ..models import BAD, GOOD
 from . import runs, skips
 from .identity import Pairing
+
+# the name of a run with knobs (pipeline/knobs.py derive())
+RUN_RE = re.compile(r'(.+)-knobs-[0-9a-f]{8}')
 
 
 @dataclasses.dataclass
@@ -196,6 +203,13 @@ def compare_variant(a: dict, b: dict, rules=()) -> VariantDiff:
     return VariantDiff(lines, regressed, n)
 
 
+def run_base(name: str) -> str | None:
+    """NAME of a run variant NAME-knobs-HASH (pipeline/knobs.py), else
+    None."""
+    m = RUN_RE.fullmatch(name)
+    return m.group(1) if m else None
+
+
 def compare(path_a: str, path_b: str, want: list[str] = (),
             rules: list[skips.Rule] = ()) -> tuple[list[str], list[str]]:
     """(lines, regressed variants) between the sets at PATH_A and PATH_B,
@@ -207,26 +221,45 @@ def compare(path_a: str, path_b: str, want: list[str] = (),
             if v not in sa and v not in sb:
                 raise Fail('variant %s is in neither %s nor %s' % (
                     v, path_a, path_b))
-        names = [v for v in names if v in want]
+        # (a variant's runs with knobs come with it)
+        names = [v for v in names if v in want or run_base(v) in want]
     out = ['compare: A=%s (%d variants)  B=%s (%d variants)' % (
         path_a, len(sa), path_b, len(sb))]
     bad = []
     total = Tally()
+    # A run with knobs or KERNEL_TREE (NAME-knobs-HASH, pipeline/knobs.py)
+    # that one set has and the other not is compared with the other's
+    # NAME: what the knobs, or the tree, changed against the variant.
+    paired = {run_base(v) for v in names if v in sb and v not in sa
+              and run_base(v) in sa} | \
+        {run_base(v) for v in names if v in sa and v not in sb
+         and run_base(v) in sb}
     for v in names:
-        if v not in sb:
+        a = b = v
+        label = v
+        if v not in sb and run_base(v) in sb:
+            b = run_base(v)
+            label = '%s (against %s of A)' % (b, v)
+        elif v not in sa and run_base(v) in sa:
+            a = run_base(v)
+            label = '%s (against %s of A)' % (v, a)
+        elif (v not in sa or v not in sb) and v in paired:
+            continue
+        if b not in sb:
             out.append('== %s: in A only: no result in B   REGRESSED' % v)
             bad.append(v)
             continue
-        if v not in sa:
+        if a not in sa:
             out.append('== %s: in B only (class %s)' % (
                 v, sb[v].get('exit_class')))
             continue
-        d = compare_variant(sa[v], sb[v], rules)
+        d = compare_variant(sa[a], sb[b], rules)
         total.add(d.tally)
-        out.append('== %s%s' % (v, '   REGRESSED' if d.regressed else ''))
+        out.append('== %s%s' % (label, '   REGRESSED' if d.regressed
+                                else ''))
         out.extend(d.lines)
         if d.regressed:
-            bad.append(v)
+            bad.append(b)
     out.append('compare: %s; %d new failures, %d lost, %d fixed, %d other '
                'status changes' % ('regressed: ' + ' '.join(bad) if bad else
                                    'no regression', total.new, total.lost,

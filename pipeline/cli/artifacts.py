@@ -21,7 +21,9 @@ artifacts record with the checkout:
   - the patches (kernel.json "series", for a kernel built from the series;
     a pristine kernel has none) with patches/series now;
   - the kernel's Kconfig lines (kernel.json "kconfig_sha256", the hash of
-    `config kconfig` when it was built) with the variant's lines now.
+    `config kconfig` when it was built) with the variant's lines now;
+  - a KERNEL_TREE kernel's tree state (kernel.json "tree") with the
+    tree's now (pipeline/kerneltree.py).
 A #@ run parameter is not a kernel input: editing one is not staleness.
 Where the artifacts do not record an input (an older build), that input
 is not judged.
@@ -50,6 +52,9 @@ def _stale_args(ap: argparse.ArgumentParser) -> None:
                     help='with --build: write DIR/.inputs instead')
     for opt, metavar in _BUILD_INPUTS:
         ap.add_argument('--' + opt, metavar=metavar)
+    ap.add_argument('--tree-state', metavar='H',
+                    help='with --build: a KERNEL_TREE kernel\'s tree '
+                    'state (build tree-state)')
     ap.add_argument('variant', metavar='VARIANT')
 
 
@@ -65,7 +70,8 @@ def _stale(a: argparse.Namespace) -> int:
         now = artifacts.KernelInputs(
             kconfig_sha256=config.Variant(a.variant).kconfig_sha256(),
             commit=a.commit, tools_sha256=a.tools_sha256,
-            toolchain=a.toolchain, timestamp=a.timestamp, tree=a.tree)
+            toolchain=a.toolchain, timestamp=a.timestamp, tree=a.tree,
+            tree_state=a.tree_state)
         if a.record:
             artifacts.write_inputs(a.out, now)
             return 0

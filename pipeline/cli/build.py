@@ -7,7 +7,7 @@ the artifact metadata (pipeline/artifacts.py).
 import argparse
 import sys
 
-from pipeline import Fail, build, config, describe, donor
+from pipeline import Fail, build, config, describe, donor, kerneltree
 from pipeline.cli import Command
 
 CHECK_CONFIG = """Check that the config fragments' options survived olddefconfig.
@@ -97,11 +97,49 @@ def _kernel_json_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument('--duration', action='append', default=[],
                     metavar='NAME=S')
     ap.add_argument('--series-sha256', default=None, metavar='H')
+    ap.add_argument('--tree', default=None, metavar='DIR')
+    ap.add_argument('--tree-describe', default=None, metavar='TEXT')
+    ap.add_argument('--tree-state', default=None, metavar='H')
 
 
 def _kernel_json(a: argparse.Namespace) -> int:
+    tree = None
+    if a.tree:
+        tree = {'path': a.tree, 'describe': a.tree_describe,
+                'state': a.tree_state,
+                # what the kernel lacks of the series (its suites skip)
+                'series_options_off': kerneltree.series_options_absent(
+                    a.tree)}
     describe.write_kernel_json(a.variant, a.obj, a.out, a.ccache,
-                                a.duration, a.series_sha256)
+                                a.duration, a.series_sha256, tree)
+    return 0
+
+
+TREE_CHECK = """Check TREE as KERNEL_TREE (pipeline/kerneltree.py).
+
+An absolute path, a directory, a kernel tree, the top of a git tree, no
+in-tree build. Exit 0, or 2 naming the problem.
+"""
+
+TREE_STATE = """Print TREE's git describe --always --dirty, then its state hash.
+
+The state: HEAD, the changes against it and the untracked files, hashed
+(pipeline/kerneltree.py): equal states, the same source.
+"""
+
+
+def _tree_args(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument('tree', metavar='TREE')
+
+
+def _tree_check(a: argparse.Namespace) -> int:
+    kerneltree.check(a.tree)
+    return 0
+
+
+def _tree_state(a: argparse.Namespace) -> int:
+    for line in kerneltree.state(kerneltree.check(a.tree)):
+        print(line)
     return 0
 
 
@@ -220,6 +258,8 @@ COMMANDS = [Command('build', BUILD, None, None, subcommands=(
     Command('localmod-diff', LOCALMOD_DIFF, _localmod_diff_args,
             _localmod_diff),
     Command('donor', DONOR, _donor_args, _donor),
+    Command('tree-check', TREE_CHECK, _tree_args, _tree_check),
+    Command('tree-state', TREE_STATE, _tree_args, _tree_state),
     Command('describe-artifacts', DESCRIBE, None, None, subcommands=(
         Command('kernel', KERNEL_JSON, _kernel_json_args, _kernel_json),
         Command('expected', EXPECTED, _expected_args, _expected),

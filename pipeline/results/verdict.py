@@ -250,7 +250,10 @@ def _assemble(ps, variant, log_path, plan=None):
             'checkers': plan.get('checkers', []),
             'unplanned': ps.unplanned,
             # what a run variant was run with (pipeline/knobs.py)
-            **({'knobs': plan['knobs']} if plan.get('knobs') else {})},
+            **({'knobs': plan['knobs']} if plan.get('knobs') else {}),
+            # and the tree its kernel was built from (KERNEL_TREE)
+            **({'kernel_tree': plan['kernel_tree']}
+               if plan.get('kernel_tree') else {})},
         checks=ps.checks,
         tests=tests,
         suites=suites,

@@ -161,3 +161,34 @@ for d, tests in ((sys.argv[1], A), (sys.argv[2], B)):
 	[[ "$output" != *"LOST         k/f/global.two"* ]]
 	[[ "$output" == *"   NEW FAILURE  k/f/test-2: - -> error"* ]]
 }
+
+@test "compare: a run with knobs or KERNEL_TREE (NAME-knobs-HASH) is compared with its variant NAME when the other set has no such run (issue 46)" {
+	res "$A" default 0 "{'t': {'smoke/smoke/global.a': 'pass', 'umcg/switch/global.b': 'pass'}}"
+	res "$B" default-knobs-0123abcd 1 "{'t': {'smoke/smoke/global.a': 'pass', 'umcg/switch/global.b': 'fail'},
+		'plan': {'knobs': {'variant': 'default', 'append': 'x=1'}}}"
+	run "$TOP/scripts/pipeline" compare "$A" "$B"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"== default-knobs-0123abcd (against default of A)   REGRESSED"* ]]
+	[[ "$output" == *"   NEW FAILURE  umcg/switch/global.b: pass -> fail"* ]]
+	[[ "$output" != *"in A only"* && "$output" != *"in B only"* ]]
+	[[ "$output" == *"compare: regressed: default-knobs-0123abcd; 1 new failures"* ]]
+	# the other way round too
+	run "$TOP/scripts/pipeline" compare "$B" "$A"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"== default (against default-knobs-0123abcd of A)"$'\n'*"FIXED        umcg/switch/global.b: fail -> pass"* ]]
+	[[ "$output" != *"in A only"* && "$output" != *"in B only"* ]]
+	# with the variant itself in both sets, each is compared with its own
+	res "$A" default-knobs-0123abcd 0 "{'t': {'smoke/smoke/global.a': 'pass'}}"
+	res "$B" default 0 "{'t': {'smoke/smoke/global.a': 'pass', 'umcg/switch/global.b': 'pass'}}"
+	run "$TOP/scripts/pipeline" compare "$A" "$B"
+	echo "$output"
+	[[ "$output" == *"== default"$'\n'* ]]
+	[[ "$output" == *"== default-knobs-0123abcd   REGRESSED"* ]]
+	# VARIANTS=NAME takes its runs with knobs along
+	rm -r "$A/default-knobs-0123abcd" "$B/default"
+	run "$TOP/scripts/pipeline" compare --variants default "$A" "$B"
+	echo "$output"
+	[[ "$output" == *"== default-knobs-0123abcd (against default of A)   REGRESSED"* ]]
+}

@@ -464,18 +464,27 @@ PY
 	grep -q '`make list-tests VARIANT=x' "$TOP/README.md"
 }
 
-@test "knobs (issue 46): make, make test-variant and make boot go through scripts/with-knobs; make help and README's first screen name KCONFIG_ADD, APPEND, QEMU_ARGS" {
+@test "knobs (issue 46): make, make test-variant and make boot go through scripts/with-knobs; make help and README's first screen name KCONFIG_ADD, APPEND, QEMU_ARGS, KERNEL_TREE" {
 	for t in all test-variant boot; do
 		run make -n -s -C "$TOP" "$t" RUNTIME=native KCONFIG_ADD=CONFIG_X=y
 		[[ "$output" == *"scripts/with-knobs "* ]] || { echo "make $t: $output"; return 1; }
 	done
 	run make -s -C "$TOP" help
-	for v in KCONFIG_ADD APPEND QEMU_ARGS; do
+	for v in KCONFIG_ADD APPEND QEMU_ARGS KERNEL_TREE; do
 		[[ "$output" == *"  $v "* ]] || { echo "make help lacks $v"; return 1; }
 		head -n 40 "$TOP/README.md" | grep -q "$v=" || { echo "README's first screen lacks $v"; return 1; }
 	done
+	for t in all test-variant boot; do
+		run make -n -s -C "$TOP" "$t" RUNTIME=native KERNEL_TREE=/x
+		[[ "$output" == *"scripts/with-knobs "* ]] || { echo "make $t: $output"; return 1; }
+	done
 	# the knobs reach the container
-	grep -q 'KCONFIG_ADD APPEND QEMU_ARGS' "$TOP/scripts/in-runtime"
+	grep -q 'KCONFIG_ADD APPEND QEMU_ARGS KERNEL_TREE' "$TOP/scripts/in-runtime"
+	# a relative KERNEL_TREE reaches the scripts absolute (relative to the
+	# checkout, where make runs)
+	printf 'show-tree:\n\t@echo "$$KERNEL_TREE"\n' >"$BATS_TEST_TMPDIR/show.mk"
+	run make -s -C "$TOP" -f Makefile -f "$BATS_TEST_TMPDIR/show.mk" show-tree KERNEL_TREE=../linux
+	[ "$output" = "$(dirname "$TOP")/linux" ]
 }
 
 @test "make-help: a documented default that differs from the Makefile's is an error" {

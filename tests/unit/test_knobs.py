@@ -7,13 +7,14 @@ unless KCONFIG_ADD gives it one of its own, with every knob recorded.
     python3 -m unittest discover -s tests/unit     (scripts/run-tests runs it)
 """
 import os
+import subprocess
 import sys
 import unittest
 from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_config import Project  # noqa: E402
-from pipeline import Fail, config, knobs  # noqa: E402
+from pipeline import Fail, config, kerneltree, knobs  # noqa: E402
 
 
 class ParseTest(unittest.TestCase):
@@ -102,6 +103,92 @@ class DeriveTest(unittest.TestCase):
                           'append': '', 'qemu_args': ''},
                          kv.as_dict()['knobs'])
         self.assertNotIn('knobs', config.Variant('default').as_dict())
+
+
+class TreeTest(unittest.TestCase):
+    """KERNEL_TREE (pipeline/kerneltree.py): the tree's kernel, the
+    series' options it lacks stated off, its state."""
+
+    def setUp(self):
+        self.p = Project(self)
+        env = mock.patch.dict(os.environ,
+                              {'BUILD': os.path.join(self.p.dir, 'build')})
+        env.start()
+        self.addCleanup(env.stop)
+        self.p.variant('default', 'CONFIG_X=y', 'CONFIG_SER=y')
+        self.p.variant('iso', '#@ extends = default', '#@ kernel = default')
+        self.p.write('patches/0001-a.patch', '+++ b/k/Kconfig\n+config SER\n'
+                     '+\tbool\n+menuconfig SER_MENU\n config OLD\n')
+        self.p.write('patches/series', '0001-a.patch\n')
+        self.tree = os.path.join(self.p.dir, 'tree')
+        self.p.write('tree/Makefile', 'all:\n')
+        self.p.write('tree/scripts/kconfig/merge_config.sh', '')
+        self.p.write('tree/k/Kconfig', 'config OLD\n\tbool\n')
+        git = ['git', '-C', self.tree, '-c', 'user.name=t',
+               '-c', 'user.email=t@t']
+        subprocess.run(git + ['init', '-q'], check=True)
+        subprocess.run(git + ['add', '-A'], check=True)
+        subprocess.run(git + ['commit', '-qm', 'x'], check=True)
+
+    def test_the_series_options(self):
+        self.assertEqual(['CONFIG_SER', 'CONFIG_SER_MENU'],
+                         kerneltree.series_options())
+        self.assertEqual(['CONFIG_SER', 'CONFIG_SER_MENU'],
+                         kerneltree.series_options_absent(self.tree))
+        self.p.write('tree/k/Kconfig.ser', 'menuconfig SER_MENU\n')
+        self.assertEqual(['CONFIG_SER'],
+                         kerneltree.series_options_absent(self.tree))
+
+    def test_from_env_checks_the_tree(self):
+        k = knobs.from_env({'KERNEL_TREE': self.tree})
+        self.assertEqual(self.tree, k['kernel_tree'])
+        # without it, the records stay as they were
+        self.assertNotIn('kernel_tree', knobs.from_env({'APPEND': 'a=1'}))
+        for path, msg in ((self.tree + '/nosuch', 'is not a directory'),
+                          ('tree', 'is not an absolute path'),
+                          (self.p.dir + '/patches', 'is not a kernel tree'),
+                          (self.tree + '/k', 'is not a kernel tree')):
+            with self.assertRaises(Fail) as e:
+                knobs.from_env({'KERNEL_TREE': path})
+            self.assertIn(msg, str(e.exception))
+
+    def test_a_kernel_of_its_own_with_the_missing_options_off(self):
+        k = knobs.from_env({'KERNEL_TREE': self.tree, 'APPEND': 'a=1'})
+        v = config.Variant(knobs.derive('iso', k))
+        self.assertRegex(v.kernel, r'^default-tree-[0-9a-f]{8}$')
+        kv = config.Variant(v.kernel)
+        self.assertFalse(kv.boot_only)
+        self.assertEqual('tree', kv.params['source'])
+        self.assertEqual(self.tree, kv.params['kernel_tree'])
+        self.assertEqual(['# CONFIG_SER is not set',
+                          '# CONFIG_SER_MENU is not set'],
+                         kv.kconfig_lines()[-2:])
+        self.assertEqual(['CONFIG_SER', 'CONFIG_SER_MENU'],
+                         kv.knobs['series_options_off'])
+        self.assertEqual(self.tree, v.knobs['kernel_tree'])
+
+    def test_source_tree_needs_its_tree(self):
+        self.p.variant('bad', '#@ extends = default', '#@ source = tree')
+        with self.assertRaises(Fail) as e:
+            config.Variant('bad')
+        self.assertIn("'#@ source = tree' needs '#@ kernel_tree", str(
+            e.exception))
+
+    def test_the_state_follows_the_tree(self):
+        d0, s0 = kerneltree.state(self.tree)
+        self.assertNotIn('dirty', d0)
+        self.assertEqual((d0, s0), kerneltree.state(self.tree))
+        self.p.write('tree/new.c', 'x')
+        d1, s1 = kerneltree.state(self.tree)
+        self.assertNotEqual(s0, s1)
+        self.p.write('tree/new.c', 'y')
+        self.assertNotEqual(s1, kerneltree.state(self.tree)[1])
+        os.remove(os.path.join(self.tree, 'new.c'))
+        self.assertEqual(s0, kerneltree.state(self.tree)[1])
+        self.p.write('tree/Makefile', 'all: x\n')
+        d2, s2 = kerneltree.state(self.tree)
+        self.assertTrue(d2.endswith('-dirty'))
+        self.assertNotEqual(s0, s2)
 
 
 if __name__ == '__main__':
