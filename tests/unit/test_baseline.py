@@ -217,6 +217,16 @@ class Baseline(unittest.TestCase):
         with self.assertRaisesRegex(Fail, "default.tests: 'not a test id'"):
             baseline.check(os.path.join(self.d, 'now'), self.base)
 
+    def test_a_kselftest_id_with_spaces_reads_back(self):
+        # kselftest subtests are named in words ("Arguments > page size"):
+        # what write() puts in a baseline, read() takes back
+        sub = 'kselftest/clone3/clone3/Arguments > page size'
+        self.results('green', run(GREEN + [(sub, 'pass', None)]))
+        with contextlib.redirect_stdout(io.StringIO()):
+            baseline.write(os.path.join(self.d, 'green'), self.base, 'test')
+        self.assertIn(sub, baseline.read(os.path.join(self.base,
+                                                      'default.tests')))
+
     def test_the_command_line(self):
         self.results('green', run(GREEN))
         with contextlib.redirect_stdout(io.StringIO()) as out:
