@@ -1764,21 +1764,15 @@ TEST_F_TIMEOUT(effect, numa_remote_fault_pages_drained, 120)
 #define DECAY_SECONDS	3.5	/* three passes at the default interval, 1 s */
 
 /*
- * pcp child: fault in and free HIGH_GROW_PAGES pages, which raises the
- * per-cpu high marks of the CPU's zones (pcp auto-tuning on refills); then
- * activate quiescing, report, and make HIGH_RETURNS system calls when told;
- * then, told again, a getppid() every 10 ms for DECAY_SECONDS (@spin: back
- * to back, never idle, so that nothing but the task runs on the CPU).
+ * Fault in and free HIGH_GROW_PAGES pages on the caller's CPU, which raises
+ * that CPU's per-cpu high marks (pcp auto-tuning on refills). A failure is
+ * the child's exit with c->err set.
  */
-static void pcp_high_child(struct ctl *c, int cpu, bool spin)
+static void grow_pcp_high(struct ctl *c)
 {
 	char *buf;
 	int i;
 
-	if (pin_to_cpu(cpu)) {
-		c->err = 1;
-		_exit(1);
-	}
 	buf = mmap(NULL, HIGH_GROW_PAGES * PAGE, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED) {
@@ -1800,6 +1794,23 @@ static void pcp_high_child(struct ctl *c, int cpu, bool spin)
 		c->err = 5;
 		_exit(1);
 	}
+}
+
+/*
+ * pcp child: raise the CPU's per-cpu high marks (grow_pcp_high()); then
+ * activate quiescing, report, and make HIGH_RETURNS system calls when told;
+ * then, told again, a getppid() every 10 ms for DECAY_SECONDS (@spin: back
+ * to back, never idle, so that nothing but the task runs on the CPU).
+ */
+static void pcp_high_child(struct ctl *c, int cpu, bool spin)
+{
+	int i;
+
+	if (pin_to_cpu(cpu)) {
+		c->err = 1;
+		_exit(1);
+	}
+	grow_pcp_high(c);
 	if (isol_quiesce_on(PR_ISOL_F_QUIESCE_VMSTATS)) {
 		c->err = 3;
 		_exit(1);
@@ -1965,34 +1976,13 @@ TEST_F_TIMEOUT(effect, isolated_cpu_pcp_untouched_by_syscalls, 120)
 
 static void move_child(struct ctl *c, int a, int b, bool quiesce)
 {
-	char *buf;
 	int i;
 
 	if (pin_to_cpu(a)) {
 		c->err = 1;
 		_exit(1);
 	}
-	buf = mmap(NULL, HIGH_GROW_PAGES * PAGE, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (buf == MAP_FAILED) {
-		c->err = 2;
-		_exit(1);
-	}
-	/*
-	 * Order-0 pages only: with THP "always" the faults can take 2 MiB
-	 * pages, which refill no order-0 pcp list and do not grow the high
-	 * marks (whether the marks grow still depends on the boot).
-	 */
-	if (madvise(buf, HIGH_GROW_PAGES * PAGE, MADV_NOHUGEPAGE)) {
-		c->err = 7;
-		_exit(1);
-	}
-	for (i = 0; i < HIGH_GROW_PAGES; i++)
-		buf[i * PAGE] = 1;
-	if (munmap(buf, HIGH_GROW_PAGES * PAGE)) {
-		c->err = 5;
-		_exit(1);
-	}
+	grow_pcp_high(c);
 	child_activate_and_wait(c, quiesce);
 	for (i = 0; i < 100; i++)
 		syscall(SYS_getppid);
