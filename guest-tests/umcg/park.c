@@ -431,11 +431,26 @@ TEST(ptrace_setsigmask_during_park_stands)
 				   sizeof(parked), 5000))
 		TH_LOG("after the tracer's PTRACE_SETSIGMASK, parked with SigBlk %s",
 		       parked);
+
+	/*
+	 * A signal in the same park blocks the worker's signals again, the
+	 * tracer's mask being the one to give back, so that it is neither
+	 * handled by nor taken for a parked worker (issue 44, round 4).
+	 * Before, the park ended with -EINTR and the signal was delivered
+	 * under the tracer's mask.
+	 */
+	ASSERT_EQ(0, syscall(SYS_tgkill, pid, tid, SIGUSR1));
+	EXPECT_TRUE(sigblk_becomes(pid, tid, ALL_CATCHABLE, parked,
+				   sizeof(parked), 5000))
+		TH_LOG("a signal after PTRACE_SETSIGMASK left SigBlk %s",
+		       parked);
 	usleep(100000);
 	EXPECT_EQ(1, __atomic_load_n(&sh->progress, __ATOMIC_SEQ_CST));
 
 	EXPECT_EQ(0, finish_child(pid));
 	EXPECT_EQ(2, sh->progress);
+	/* handled once the worker ran, before it unregistered */
+	EXPECT_EQ(1, sh->handled_at_progress);
 	TH_LOG("SigBlk before the park %s, set by the tracer %s, after the park %s",
 	       sh->blk_before, TRACER_MASK, sh->blk_after);
 	EXPECT_STREQ(TRACER_MASK, sh->blk_after)
