@@ -5,13 +5,16 @@ compare, and the LOST tests of both.
 A test is the same test in both runs by its id. A test under a new name
 in the same place (the same parent, the same position: the key of
 pipeline/ktap.py) is the same test too, because kselftest programs often
-put the outcome or a pid in the name ("[41] Result matches", "[97] Result
-matches"); a position only pairs two tests whose ids are each missing
-from the other run, since positions shift when tests are skipped or
-selected. A bad result that stands for more than itself (a program that
-failed as a whole, a kselftest that failed before its nested tests) is
-judged by the tests below it, and those tests are lost to that failure,
-not counted again.
+put the outcome or a pid in the name ("[41] Result matches", "[97]
+Result matches"); a position only pairs two tests whose ids are each
+missing from the other run, since positions shift when tests are skipped
+or selected. A test without a place (a baseline file lists ids alone) is
+the same test as the other run's when it is the only test under its
+parent in both runs: mrelease_test has one, named by the size that
+worked, 1MB or, after a retry, 2MB. A bad result that stands for more
+than itself (a program that failed as a whole, a kselftest that failed
+before its nested tests) is judged by the tests below it, and those
+tests are lost to that failure, not counted again.
 
 The tests are results.json's dicts (id, status, key, missing), as the
 files of older runs have them. The one list of bad outcomes, and of good
@@ -48,6 +51,18 @@ def stands_for(t: dict) -> str:
     return '/'.join(parts)
 
 
+def _parent(test_id: str) -> str:
+    return test_id.rsplit('/', 1)[0]
+
+
+def _alone(tests: list) -> dict[str, list]:
+    """TESTS by parent."""
+    out: dict[str, list] = {}
+    for t in tests:
+        out.setdefault(_parent(t['id']), []).append(t)
+    return out
+
+
 def _place(t: dict) -> tuple[str, str]:
     return t['id'].rsplit('/', 1)[0], t['key']
 
@@ -77,6 +92,8 @@ class Pairing:
                               if t.get('key') and t['id'] not in self._now_id}
         self._now_place = {_place(t): t for t in self.now
                            if t.get('key') and t['id'] not in self._before_id}
+        self._before_alone = _alone(self.before)
+        self._now_alone = _alone(self.now)
         # BEFORE's outcomes under each id and its ancestors, and the
         # prefixes NOW's bad results stand for: asked once per test
         self._below: dict[str, list] = {}
@@ -88,18 +105,29 @@ class Pairing:
         self._failed = [stands_for(f) for f in self.now if f['status'] in BAD]
 
     @staticmethod
-    def _find(t: dict, by_id: dict, by_place: dict) -> dict | None:
+    def _find(t: dict, by_id: dict, by_place: dict, mine: dict,
+              theirs: dict) -> dict | None:
         if t['id'] in by_id:
             return by_id[t['id']]
-        return by_place.get(_place(t)) if t.get('key') else None
+        if t.get('key') and _place(t) in by_place:
+            return by_place[_place(t)]
+        # (two tests with places are paired by their places alone)
+        parent = _parent(t['id'])
+        if len(mine.get(parent, ())) == 1 and len(theirs.get(parent, ())) == 1:
+            other = theirs[parent][0]
+            if not (t.get('key') and other.get('key')):
+                return other
+        return None
 
     def in_before(self, t: dict) -> dict | None:
         """NOW's test T as BEFORE had it, or None."""
-        return self._find(t, self._before_id, self._before_place)
+        return self._find(t, self._before_id, self._before_place,
+                          self._now_alone, self._before_alone)
 
     def in_now(self, t: dict) -> dict | None:
         """BEFORE's test T as NOW has it, or None."""
-        return self._find(t, self._now_id, self._now_place)
+        return self._find(t, self._now_id, self._now_place,
+                          self._before_alone, self._now_alone)
 
     def was(self, t: dict) -> str | None:
         """What NOW's test T ended with in BEFORE: its own status, else,

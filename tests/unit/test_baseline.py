@@ -156,6 +156,34 @@ class Baseline(unittest.TestCase):
         self.assertIn('default/umcg/switch/switch.fast_path: pass -> did not '
                       'run', out)
 
+    def test_a_test_renamed_alone_in_its_place_is_no_loss(self):
+        # mrelease_test names the size that worked: 1MB, or 2MB after a
+        # retry (the CI run of 7 Dec 2026 called the 2MB pass a loss)
+        plan = json.loads(json.dumps(PLAN))
+        plan['suites'].append({'name': 'kselftest', 'programs': ['mm'],
+                               'optional': [], 'tests': {}})
+        name = 'kselftest/mm/mrelease_test/Success reaping a child with %s'
+        green = GREEN + [(name % '1MB', 'pass', None),
+                         ('kselftest/mm/mremap_test/a', 'pass', None)]
+        self.results('green', run(green, plan=plan))
+        with contextlib.redirect_stdout(io.StringIO()):
+            baseline.write(os.path.join(self.d, 'green'), self.base, 'test')
+        for now, lost in (
+                ([(name % '2MB', 'pass', None)], None),
+                ([(name % '2MB', 'skip', 'no')], name % '1MB'),
+                # two new names in the place of one: which is it?
+                ([(name % '2MB', 'pass', None), (name % '4MB', 'pass', None)],
+                 name % '1MB')):
+            out = io.StringIO()
+            tests = GREEN + [('kselftest/mm/mremap_test/a', 'pass', None)]
+            with contextlib.redirect_stdout(out):
+                rc = baseline.main(self.results('now', run(tests + now,
+                                                           plan=plan)),
+                                   self.base, [])
+            self.assertEqual(0 if lost is None else 1, rc, out.getvalue())
+            if lost:
+                self.assertIn('LOST default/%s' % lost, out.getvalue())
+
     def test_a_program_gone_from_the_initramfs_loses_its_tests(self):
         # (the plan of the new run no longer names it: a per-program scope
         # would not see it)
