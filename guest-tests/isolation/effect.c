@@ -605,6 +605,7 @@ TEST_F_TIMEOUT(effect, isolated_cpu_stat_refresh_mid_syscall, 120)
 #define SIGWAIT_RUN_SEC		2.0
 #define SIGWAIT_TIMER_US	2000
 #define SIGWAIT_ATTEMPTS	3
+#define SIGWAIT_MAX_MS		60	/* well within the wait's 100 ms */
 
 static volatile sig_atomic_t sigwait_alarms;
 
@@ -737,15 +738,17 @@ TEST_F_TIMEOUT(effect, isolated_cpu_stat_refresh_writer_signal, 120)
 	/*
 	 * A vCPU thread that the host does not run for the wait's bound
 	 * (TCG on a loaded host) leaves the task inside its call past it,
-	 * and the work is then queued, as it must be; such a stall does not
-	 * repeat on cue, so a phase with runs is repeated, at most twice.
+	 * and the work is then queued, as it must be; calls slower than
+	 * the calibration (the host busier then) come near the bound too.
+	 * Neither repeats on cue, so a phase with runs, or with calls of
+	 * SIGWAIT_MAX_MS or more, is repeated, at most twice.
 	 */
 	for (attempt = 0; attempt < SIGWAIT_ATTEMPTS; attempt++) {
 		ASSERT_EQ(0, sigwait_phase(_metadata, cpu, true, &es, &ws,
 					   &as, &ms));
 		ksft_print_msg("writer signal attempt %d: %d refresh_vm_stats, %d writes, %d SIGALRM, %d ms per call\n",
 			       attempt + 1, es, ws, as, ms);
-		if (!es)
+		if (!es && ms < SIGWAIT_MAX_MS)
 			break;
 	}
 
@@ -759,7 +762,7 @@ TEST_F_TIMEOUT(effect, isolated_cpu_stat_refresh_writer_signal, 120)
 	ksft_print_msg("metric: writer_signal_refresh_vm_stats_timer=%d\n",
 		       es);
 	/* the calls returned well within the wait's bound (100 ms) */
-	ASSERT_GT(60, ms) {
+	ASSERT_GT(SIGWAIT_MAX_MS, ms) {
 		TH_LOG("inconclusive: %d ms per call", ms);
 	}
 	/* the timer fired many times while the parent wrote */
@@ -1343,45 +1346,79 @@ static void lru_child(struct ctl *c, int cpu)
 	_exit(0);
 }
 
-TEST_F_TIMEOUT(effect, isolated_cpu_lru_batches_not_quiesced, 120)
+struct lru_counts {
+	int write;	/* write_file()'s return */
+	int drains;	/* lru_add_drain_per_cpu on the quiescing CPU */
+	int vmstat;	/* vmstat work there */
+	int all;	/* lru_add_drain_per_cpu on any CPU */
+};
+
+/* One phase: a quiescing child's batches, a compact_memory write; 0 or -1 */
+static int lru_phase(struct __test_metadata *_metadata, int cpu,
+		     struct lru_counts *n)
 {
-	unsigned long iso = isolated_cpus();
-	struct ctl *c;
-	int cpu, hk, drains, vmstat, all, ret;
+	struct ctl *c = ctl_map();
 	pid_t pid;
 
-	if (access("/proc/sys/vm/compact_memory", W_OK))
-		SKIP(return, "no /proc/sys/vm/compact_memory (CONFIG_COMPACTION)");
-	ISOLATED_SETUP(iso, cpu, hk);
-	c = ctl_map();
-	ASSERT_NE(NULL, c);
-	ASSERT_EQ(0, trace_vmstat_start());
+	if (!c || trace_vmstat_start())
+		return -1;
 	pid = fork();
-	ASSERT_LE(0, pid);
+	if (pid < 0)
+		return -1;
 	if (pid == 0)
 		lru_child(c, cpu);
 
 	wait_stage(c, 1, false);
 	usleep(100000);
 	trace_clear();
-	ret = write_file("/proc/sys/vm/compact_memory", "1");
+	n->write = write_file("/proc/sys/vm/compact_memory", "1");
 	usleep(200000);
 	trace_stop();
-	drains = trace_count_lines(cpu, "workqueue_execute_start",
-				   "lru_add_drain_per_cpu");
-	vmstat = trace_count_lines(cpu, "workqueue_execute_start", "vmstat");
-	all = trace_count_pid("lru_add_drain_per_cpu", 0);
-	ASSERT_EQ(0, phase_end(_metadata, c, pid, 2));
+	n->drains = trace_count_lines(cpu, "workqueue_execute_start",
+				      "lru_add_drain_per_cpu");
+	n->vmstat = trace_count_lines(cpu, "workqueue_execute_start", "vmstat");
+	n->all = trace_count_pid("lru_add_drain_per_cpu", 0);
+	if (phase_end(_metadata, c, pid, 2))
+		return -1;
 	trace_off();
+	return 0;
+}
+
+#define LRU_ATTEMPTS	3
+
+TEST_F_TIMEOUT(effect, isolated_cpu_lru_batches_not_quiesced, 120)
+{
+	unsigned long iso = isolated_cpus();
+	struct lru_counts n;
+	int cpu, hk, attempt;
+
+	if (access("/proc/sys/vm/compact_memory", W_OK))
+		SKIP(return, "no /proc/sys/vm/compact_memory (CONFIG_COMPACTION)");
+	ISOLATED_SETUP(iso, cpu, hk);
+	/*
+	 * A write that drains nothing on any CPU found every batch empty:
+	 * another drain (lru_add_drain_all() of anything else, whose work
+	 * ours then shares) took the child's folios before it, as once in
+	 * numa-preempt (CI, 7 Dec 2026). That proves nothing either way, so
+	 * such a phase is repeated, at most twice; a drain that reached
+	 * other CPUs and not the child's is the failure this test is for.
+	 */
+	for (attempt = 0; attempt < LRU_ATTEMPTS; attempt++) {
+		ASSERT_EQ(0, lru_phase(_metadata, cpu, &n));
+		ksft_print_msg("lru attempt %d: %d drains on CPU %d, %d on all CPUs\n",
+			       attempt + 1, n.drains, cpu, n.all);
+		if (n.all)
+			break;
+	}
 
 	ksft_print_msg("metric: lru_cpu=%d\n", cpu);
-	ksft_print_msg("metric: lru_compact_memory_write=%d\n", ret);
-	ksft_print_msg("metric: lru_add_drain_per_cpu_quiesced=%d\n", drains);
-	ksft_print_msg("metric: lru_vmstat_work_quiesced=%d\n", vmstat);
-	ksft_print_msg("metric: lru_add_drain_per_cpu_all_cpus=%d\n", all);
-	EXPECT_EQ(0, vmstat);
+	ksft_print_msg("metric: lru_compact_memory_write=%d\n", n.write);
+	ksft_print_msg("metric: lru_add_drain_per_cpu_quiesced=%d\n", n.drains);
+	ksft_print_msg("metric: lru_vmstat_work_quiesced=%d\n", n.vmstat);
+	ksft_print_msg("metric: lru_add_drain_per_cpu_all_cpus=%d\n", n.all);
+	EXPECT_EQ(0, n.vmstat);
 	/* documented: the batches are not quiesced, the drain comes */
-	EXPECT_LE(1, drains);
+	EXPECT_LE(1, n.drains);
 }
 
 /*

@@ -431,6 +431,18 @@ TEST(ptrace_setsigmask_during_park_stands)
 				   sizeof(parked), 5000))
 		TH_LOG("after the tracer's PTRACE_SETSIGMASK, parked with SigBlk %s",
 		       parked);
+	/*
+	 * The mask reads the tracer's from PTRACE_SETSIGMASK on, before the
+	 * worker ran again: a signal the tracer's mask lets through that
+	 * comes before the worker is back in its park is the stop's own to
+	 * deliver (get_signal() dequeues it as the stop ends), and its
+	 * handler is set up for when the worker runs (docs/series.md,
+	 * Limits). So the signal below waits until the worker sleeps (state
+	 * S: a detached tracee is runnable until it parks); in the kvm
+	 * variant it once came first (CI, 7 Dec 2026).
+	 */
+	ASSERT_TRUE(umcg_wait_asleep(pid, tid, 5000))
+		TH_LOG("the worker did not park again in 5 s");
 
 	/*
 	 * A signal in the same park blocks the worker's signals again, the
