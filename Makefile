@@ -73,7 +73,9 @@ override KERNEL_TREE := $(abspath $(KERNEL_TREE))
 export KERNEL_TREE
 endif
 ifneq ($(strip $(ARTIFACTS)),)
-export ARTIFACTS := $(abspath $(ARTIFACTS))
+# (override: a command line's ARTIFACTS=dl would stay relative otherwise)
+override ARTIFACTS := $(abspath $(ARTIFACTS))
+export ARTIFACTS
 export PREBUILT := 1
 endif
 

@@ -485,6 +485,10 @@ PY
 	printf 'show-tree:\n\t@echo "$$KERNEL_TREE"\n' >"$BATS_TEST_TMPDIR/show.mk"
 	run make -s -C "$TOP" -f Makefile -f "$BATS_TEST_TMPDIR/show.mk" show-tree KERNEL_TREE=../linux
 	[ "$output" = "$(dirname "$TOP")/linux" ]
+	# and so does a relative ARTIFACTS (a downloaded set)
+	printf 'show-artifacts:\n\t@echo "$$ARTIFACTS"\n' >"$BATS_TEST_TMPDIR/show.mk"
+	run make -s -C "$TOP" -f Makefile -f "$BATS_TEST_TMPDIR/show.mk" show-artifacts ARTIFACTS=../dl
+	[ "$output" = "$(dirname "$TOP")/dl" ]
 }
 
 @test "make-help: a documented default that differs from the Makefile's is an error" {
