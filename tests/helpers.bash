@@ -221,3 +221,17 @@ make_patch() { # name old new
 	git -C "$w" -c user.name=Tester -c user.email=tester@example.org commit -qam "foo: $1" -m "Because the test needs a reason."
 	git -C "$w" format-patch -q --no-signature -1 --stdout >"$PATCHES/$1.patch"
 }
+
+# scripts/in-runtime alone in $BATS_TEST_TMPDIR/proj, with a fake image
+# script and podman probe, and a fake podman ($BATS_TEST_TMPDIR/podman)
+# that writes each command line to $BATS_TEST_TMPDIR/podman.calls
+fake_in_runtime() {
+	local p=$BATS_TEST_TMPDIR/proj
+	mkdir -p "$p/scripts"
+	cp "$TOP/scripts/in-runtime" "$TOP/scripts/lib.sh" "$p/scripts/"
+	printf '#!/bin/sh\necho localhost/kernel-pipeline:test\n' >"$p/scripts/image"
+	printf '#!/bin/sh\n' >"$p/scripts/podman-probe"
+	printf '#!/bin/sh\n[ "$1" = image ] && { echo sha256:1; exit 0; }\necho "$*" >>"%s"\n' \
+		"$BATS_TEST_TMPDIR/podman.calls" >"$BATS_TEST_TMPDIR/podman"
+	chmod +x "$p"/scripts/* "$BATS_TEST_TMPDIR/podman"
+}

@@ -285,6 +285,25 @@ TEST(group_stop_with_parked_worker)
 	EXPECT_EQ(1, sh->progress);
 }
 
+/*
+ * Seize the parked worker @tid of process @pid and stop it with
+ * PTRACE_INTERRUPT; on failure it is killed and reaped, and the test fails.
+ */
+static void ptrace_stop_parked(struct __test_metadata *_metadata, pid_t pid,
+			       pid_t tid, int *status)
+{
+	ASSERT_EQ(0, ptrace(PTRACE_SEIZE, tid, 0, 0));
+	ASSERT_EQ(0, ptrace(PTRACE_INTERRUPT, tid, 0, 0));
+	if (wait_for(tid, status, __WALL, 5000) != tid) {
+		kill(pid, SIGKILL);
+		/* the traced thread first: the process is reaped after it */
+		waitpid(tid, NULL, __WALL);
+		waitpid(pid, NULL, 0);
+		ASSERT_TRUE(0) TH_LOG("PTRACE_INTERRUPT did not stop the parked worker in 5 s");
+	}
+	ASSERT_TRUE(WIFSTOPPED(*status));
+}
+
 TEST(ptrace_interrupt_parked_worker)
 {
 	uint64_t t0;
@@ -297,17 +316,8 @@ TEST(ptrace_interrupt_parked_worker)
 	ASSERT_GT(pid, 0);
 	tid = sh->w.tid;
 
-	ASSERT_EQ(0, ptrace(PTRACE_SEIZE, tid, 0, 0));
 	t0 = umcg_now_ns(CLOCK_MONOTONIC);
-	ASSERT_EQ(0, ptrace(PTRACE_INTERRUPT, tid, 0, 0));
-	if (wait_for(tid, &status, __WALL, 5000) != tid) {
-		kill(pid, SIGKILL);
-		/* the traced thread first: the process is reaped after it */
-		waitpid(tid, NULL, __WALL);
-		waitpid(pid, NULL, 0);
-		ASSERT_TRUE(0) TH_LOG("PTRACE_INTERRUPT did not stop the parked worker in 5 s");
-	}
-	ASSERT_TRUE(WIFSTOPPED(status));
+	ptrace_stop_parked(_metadata, pid, tid, &status);
 	EXPECT_EQ(PTRACE_EVENT_STOP, status >> 16);
 	TH_LOG("ptrace-stopped after %llu ms", (unsigned long long)ms_since(t0));
 	EXPECT_LT(ms_since(t0), 1000);
@@ -408,15 +418,7 @@ TEST(ptrace_setsigmask_during_park_stands)
 	tid = sh->w.tid;
 	ASSERT_STRNE(TRACER_MASK, sh->blk_before);
 
-	ASSERT_EQ(0, ptrace(PTRACE_SEIZE, tid, 0, 0));
-	ASSERT_EQ(0, ptrace(PTRACE_INTERRUPT, tid, 0, 0));
-	if (wait_for(tid, &status, __WALL, 5000) != tid) {
-		kill(pid, SIGKILL);
-		waitpid(tid, NULL, __WALL);
-		waitpid(pid, NULL, 0);
-		ASSERT_TRUE(0) TH_LOG("PTRACE_INTERRUPT did not stop the parked worker in 5 s");
-	}
-	ASSERT_TRUE(WIFSTOPPED(status));
+	ptrace_stop_parked(_metadata, pid, tid, &status);
 	/* the interrupted park blocked every catchable signal */
 	ASSERT_EQ(0, ptrace(PTRACE_GETSIGMASK, tid, sizeof(got), &got));
 	EXPECT_EQ(~((1ULL << (SIGKILL - 1)) | (1ULL << (SIGSTOP - 1))), got)

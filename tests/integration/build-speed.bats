@@ -234,14 +234,8 @@ fake_compilers() {
 }
 
 @test "in-runtime: CCACHE_REMOTE and DISTCC_HOSTS reach the container, which gets a network only then" {
+	fake_in_runtime
 	p=$BATS_TEST_TMPDIR/proj
-	mkdir -p "$p/scripts"
-	cp "$TOP/scripts/in-runtime" "$TOP/scripts/lib.sh" "$p/scripts/"
-	printf '#!/bin/sh\necho localhost/kernel-pipeline:test\n' >"$p/scripts/image"
-	printf '#!/bin/sh\n' >"$p/scripts/podman-probe"
-	printf '#!/bin/sh\n[ "$1" = image ] && { echo sha256:1; exit 0; }\necho "$*" >>"%s"\n' \
-		"$BATS_TEST_TMPDIR/podman.calls" >"$BATS_TEST_TMPDIR/podman"
-	chmod +x "$p"/scripts/* "$BATS_TEST_TMPDIR/podman"
 	# (unset, not empty: `make test` exports both, empty)
 	run env -u TOP -u BUILD -u ARTIFACTS -u RESULTS -u CCACHE_REMOTE -u DISTCC_HOSTS \
 		PODMAN="$BATS_TEST_TMPDIR/podman" RUNTIME=podman "$p/scripts/in-runtime" true

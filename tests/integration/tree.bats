@@ -178,14 +178,8 @@ teardown() {
 }
 
 @test "KERNEL_TREE in the container: mounted read-only at its own path and passed on; one that is not a directory stops before podman runs" {
+	fake_in_runtime
 	p=$BATS_TEST_TMPDIR/proj
-	mkdir -p "$p/scripts"
-	cp "$TOP/scripts/in-runtime" "$TOP/scripts/lib.sh" "$p/scripts/"
-	printf '#!/bin/sh\necho localhost/kernel-pipeline:test\n' >"$p/scripts/image"
-	printf '#!/bin/sh\n' >"$p/scripts/podman-probe"
-	printf '#!/bin/sh\n[ "$1" = image ] && { echo sha256:1; exit 0; }\necho "$*" >>"%s"\n' \
-		"$BATS_TEST_TMPDIR/podman.calls" >"$BATS_TEST_TMPDIR/podman"
-	chmod +x "$p"/scripts/* "$BATS_TEST_TMPDIR/podman"
 	run env -u TOP -u BUILD -u ARTIFACTS -u RESULTS PODMAN="$BATS_TEST_TMPDIR/podman" RUNTIME=podman \
 		KERNEL_TREE="$tree" "$p/scripts/in-runtime" true
 	echo "$output"

@@ -57,7 +57,8 @@ class ParseTest(unittest.TestCase):
         self.bad("QEMU_ARGS: 'a$b' has a character", QEMU_ARGS='a$b')
 
 
-class DeriveTest(unittest.TestCase):
+class ProjectCase(unittest.TestCase):
+    """A project of its own, its build/ the one BUILD names."""
 
     def setUp(self):
         self.p = Project(self)
@@ -65,6 +66,12 @@ class DeriveTest(unittest.TestCase):
                               {'BUILD': os.path.join(self.p.dir, 'build')})
         env.start()
         self.addCleanup(env.stop)
+
+
+class DeriveTest(ProjectCase):
+
+    def setUp(self):
+        super().setUp()
         self.p.variant('default', '#@ cmdline = a=1', 'CONFIG_X=y')
         self.p.variant('iso', '#@ extends = default', '#@ kernel = default',
                        '#@ cmdline += b=2')
@@ -105,16 +112,12 @@ class DeriveTest(unittest.TestCase):
         self.assertNotIn('knobs', config.Variant('default').as_dict())
 
 
-class TreeTest(unittest.TestCase):
+class TreeTest(ProjectCase):
     """KERNEL_TREE (pipeline/kerneltree.py): the tree's kernel, the
     series' options it lacks stated off, its state."""
 
     def setUp(self):
-        self.p = Project(self)
-        env = mock.patch.dict(os.environ,
-                              {'BUILD': os.path.join(self.p.dir, 'build')})
-        env.start()
-        self.addCleanup(env.stop)
+        super().setUp()
         self.p.variant('default', 'CONFIG_X=y', 'CONFIG_SER=y')
         self.p.variant('iso', '#@ extends = default', '#@ kernel = default')
         self.p.write('patches/0001-a.patch', '+++ b/k/Kconfig\n+config SER\n'
