@@ -2,9 +2,10 @@
 /*
  * Lifetime of the per-task state.  A forked child and a new thread
  * start without state, the state survives execve() (the test re-executes
- * itself): the settings prctl() reports and, where the function tracer is
- * (debug), the quiescing itself, the hook counted on every return of the
- * new image's system calls; and repeated PR_ISOL_SET/PR_ISOL_CTRL_SET
+ * itself): the settings prctl() reports and the quiescing itself: where a
+ * CPU is isolated, an mlock() there seen in nr_mlock at once; where the
+ * function tracer is (debug), the hook counted on every return of the new
+ * image's system calls; and repeated PR_ISOL_SET/PR_ISOL_CTRL_SET
  * calls do not grow slab memory (and, where kmemleak is available, leave
  * no leak report).
  */
@@ -21,6 +22,8 @@
 #define HOOK_CALLS	200
 /* exit status of the exec'd check when it has no function tracer */
 #define EXEC_NO_TRACER	30
+/* ... and when it has none but saw its mlock() folded on an isolated CPU */
+#define EXEC_FOLDED	31
 
 /* No state: GET/CTRL_GET report 0 and CTRL_SET has nothing to activate. */
 static int check_no_state(void)
@@ -101,11 +104,15 @@ TEST(state_survives_execve)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	if (WEXITSTATUS(status) == EXEC_NO_TRACER) {
-		ksft_print_msg("after execve: settings kept; the hook was not counted (no function tracer: the debug variant counts it)\n");
+		ksft_print_msg("after execve: settings kept; the quiescing not seen (no isolated CPU, no function tracer: the isolated and debug variants see it)\n");
+		return;
+	}
+	if (WEXITSTATUS(status) == EXEC_FOLDED) {
+		ksft_print_msg("after execve: settings kept, and an mlock() on the isolated CPU was in nr_mlock at once (the new image quiesces)\n");
 		return;
 	}
 	EXPECT_EQ(0, WEXITSTATUS(status)) {
-		TH_LOG("exec check failed with %d (10: setup, 11: execv, 20: mask, 21: active, 22: the hook ran fewer times than the new image made system calls, 23: tracing)",
+		TH_LOG("exec check failed with %d (10: setup, 11: execv, 20: mask, 21: active, 22: the hook ran fewer times than the new image made system calls, 23: tracing, 24: an mlock() on the isolated CPU was not in nr_mlock at once)",
 		       WEXITSTATUS(status));
 	}
 }
@@ -328,6 +335,41 @@ TEST_F_TIMEOUT(global, exited_quiescing_task_not_counted, 120)
 	EXPECT_EQ(0, zombie);
 }
 
+/*
+ * The new image's own quiescing, seen without a tracer: on an isolated CPU
+ * (no vmstat_update there) an mlock() of EXEC_MLOCK_PAGES pages shows in
+ * /proc/vmstat's nr_mlock at once only if its return folded the CPU's
+ * differentials. 0 if it did, 1 if not, -1 with no isolated CPU or on
+ * error.
+ */
+#define EXEC_MLOCK_PAGES	4
+
+static int exec_folds_on_isolated_cpu(void)
+{
+	unsigned long iso = isolated_cpus();
+	long before, after;
+	int cpu;
+	char *buf, *scratch;
+
+	for (cpu = 63; cpu >= 0; cpu--)
+		if (iso & (1UL << cpu))
+			break;
+	if (cpu < 0 || cpu >= online_cpus() || pin_to_cpu(cpu))
+		return -1;
+	buf = mmap(NULL, EXEC_MLOCK_PAGES * 4096UL, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	/* munmap() drains the CPU's mlock batch before "before" (effect.c) */
+	scratch = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED || scratch == MAP_FAILED || munmap(scratch, 4096))
+		return -1;
+	before = vmstat_value("nr_mlock");
+	if (before < 0 || mlock(buf, EXEC_MLOCK_PAGES * 4096UL))
+		return -1;
+	after = vmstat_value("nr_mlock");
+	return after - before >= EXEC_MLOCK_PAGES ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	int n;
@@ -341,9 +383,14 @@ int main(int argc, char **argv)
 		/*
 		 * The settings are not the work: the hook runs only while the
 		 * task's SYSCALL_WORK bit is set, which exec must keep too.
+		 * Seen by its effect where a CPU is isolated, by the function
+		 * tracer where there is one (debug), both where both are.
 		 */
+		n = exec_folds_on_isolated_cpu();
+		if (n > 0)
+			return 24;
 		if (access(TRACEFS "/set_ftrace_filter", W_OK))
-			return EXEC_NO_TRACER;
+			return n ? EXEC_NO_TRACER : EXEC_FOLDED;
 		n = hook_calls_of_self();
 		if (n < 0)
 			return 23;
