@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Item 8: the kernel's samples/task_isolation program runs to completion,
- * and, where the function tracer is (debug), its quiescing runs: the hook
- * on its way back to user space is counted for its process.  It is built
+ * and its quiescing runs: where a CPU is isolated, its mlock() of 64 KiB
+ * there shows in nr_mlock at once (read from this process during the
+ * sample's 2 s loop: 6.12 runs no vmstat_update on an isolated CPU, so only
+ * the fold on its return puts it there); where the function tracer is
+ * (debug), the hook on its way back to user space is counted for its
+ * process.  It is built
  * by the kernel build (CONFIG_SAMPLE_TASK_ISOLATION, statically linked)
  * into <O>/samples/task_isolation/task_isolation; the harness copies it
  * into bin/ next to this test: /tests/isolation/bin/task_isolation.
@@ -20,6 +24,10 @@
  * (PR_ISOL_CTRL_SET(0) clears the work before it returns).
  */
 #define SAMPLE_MIN_HOOK_CALLS	3
+/* the sample's mlock() (BUF_SIZE 64 KiB, malloc()ed: 16 pages or 17) */
+#define SAMPLE_MLOCK_PAGES	16
+/* into the sample's loop of 2 s: its mlock() is done, munlock() not yet */
+#define SAMPLE_PEEK_US		1000000
 
 /* keep the program's output as KTAP diagnostics */
 static void print_output(const char *out, int cpu)
@@ -38,7 +46,8 @@ TEST(sample_runs_to_completion)
 	char self[PATH_MAX], bin[PATH_MAX + 32], out[4096];
 	unsigned long iso = isolated_cpus();
 	int pfd[2], status, cpu, hooks = -1;
-	bool traced;
+	bool traced, on_isolated;
+	long mlocked;
 	ssize_t n, len = 0;
 	ssize_t r;
 	pid_t pid;
@@ -59,12 +68,15 @@ TEST(sample_runs_to_completion)
 	for (cpu = 63; cpu >= 0; cpu--)
 		if (iso & (1UL << cpu))
 			break;
-	if (cpu >= 0 && cpu < online_cpus())
+	on_isolated = cpu >= 0 && cpu < online_cpus();
+	if (on_isolated)
 		ASSERT_EQ(0, pin_to_cpu(cpu));
 
 	ASSERT_EQ(0, pipe(pfd));
 	traced = !access(TRACEFS "/set_ftrace_filter", W_OK) &&
 		 !trace_function_start(ISOL_EXIT_HOOK);
+	mlocked = vmstat_value("nr_mlock");
+	ASSERT_LE(0, mlocked);
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
@@ -75,6 +87,8 @@ TEST(sample_runs_to_completion)
 		_exit(127);
 	}
 	close(pfd[1]);
+	usleep(SAMPLE_PEEK_US);
+	mlocked = vmstat_value("nr_mlock") - mlocked;
 	while ((n = read(pfd[0], out + len, sizeof(out) - 1 - len)) > 0)
 		len += n;
 	out[len] = '\0';
@@ -89,8 +103,12 @@ TEST(sample_runs_to_completion)
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_NE(NULL, strstr(out, "task isolation sample:"));
+	ksft_print_msg("metric: sample_nr_mlock_delta=%ld\n", mlocked);
+	/* a sample whose return did not fold leaves them in the CPU's diffs */
+	if (on_isolated)
+		EXPECT_LE(SAMPLE_MLOCK_PAGES, mlocked);
 	if (!traced) {
-		ksft_print_msg("the quiescing of the sample was not counted (no function tracer: the debug variant counts it)\n");
+		ksft_print_msg("the sample's hook calls were not counted (no function tracer: the debug variant counts them)\n");
 		return;
 	}
 	ksft_print_msg("metric: sample_hook_calls=%d\n", hooks);
