@@ -1278,6 +1278,40 @@ TEST_F_TIMEOUT(effect, isolated_cpu_faults_only_nr_mlock_visible, 120)
 	EXPECT_EQ(0, q.cpu.sw);
 }
 
+/*
+ * The same on a housekeeping CPU, where the shepherd does queue
+ * vmstat_update for dirty differentials (on an isolated CPU 6.12 never
+ * does, so "no vmstat work there" proved nothing; issue 45, weak tests):
+ * without activation the faults' NR_MLOCK brings vmstat_update within an
+ * interval, with it each fault's return folds and none comes.
+ */
+TEST_F_TIMEOUT(effect, housekeeping_cpu_faults_only_no_vmstat_update, 120)
+{
+	struct fault_result base, q;
+	char saved[32] = "";
+	int cpu;
+
+	HOUSEKEEPING_SETUP(cpu, saved);
+	ASSERT_EQ(0, fault_phase(_metadata, cpu, -1, false, &base)) {
+		restore_stat_interval(saved);
+	}
+	ASSERT_EQ(0, fault_phase(_metadata, cpu, -1, true, &q)) {
+		restore_stat_interval(saved);
+	}
+	restore_stat_interval(saved);
+
+	ksft_print_msg("metric: hk_faults_cpu=%d\n", cpu);
+	ISOL_METRIC_PAIR("hk_faults_nr_mlock_delta", "%ld", base.on_cpu,
+			 q.on_cpu);
+	ISOL_KWORKER_METRICS("hk_faults", "vmstat", base.cpu, q.cpu);
+	ASSERT_LT(0, base.cpu.exec) {
+		TH_LOG("inconclusive: no vmstat_update on CPU %d without activation",
+		       cpu);
+	}
+	EXPECT_EQ(ACC_PAGES, q.on_cpu);
+	EXPECT_EQ(0, q.cpu.exec);
+}
+
 TEST_F_TIMEOUT(effect, isolated_cpu_migrated_task_folds_on_new_cpu, 120)
 {
 	unsigned long iso = isolated_cpus();
