@@ -361,7 +361,11 @@ static int exec_folds_on_isolated_cpu(void)
 		return -1;
 	buf = mmap(NULL, EXEC_MLOCK_PAGES * 4096UL, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	/* munmap() drains the CPU's mlock batch before "before" (effect.c) */
+	/*
+	 * munmap() drains the CPU's mlock batch before "before" (effect.c):
+	 * earlier children's munlocks would count against this mlock(); its
+	 * return folds what the drain changed (this task quiesces).
+	 */
 	scratch = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED || scratch == MAP_FAILED || munmap(scratch, 4096))
