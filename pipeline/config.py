@@ -27,11 +27,9 @@ Python 3.11 standard library only (Debian 12).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
-from typing import Any
 
 from pipeline import Fail, rel_to_top, top
 from pipeline.params import ENV_OVERRIDES, PARAMS, STRUCTURE, SUITE_PARAMS
@@ -108,7 +106,7 @@ def variant_path(name: str) -> str:
     return path
 
 
-def run_knobs(path: str) -> dict[str, Any] | None:
+def run_knobs(path: str) -> dict[str, object] | None:
     """The knobs a run variant's file at PATH was made with (its .json
     beside it), or None for a variant of configs/."""
     if os.path.dirname(path) != knobs_dir():
@@ -240,12 +238,12 @@ class Variant:
     """A resolved variant: parameters, kernel, fragments, suites."""
     name: str
     chain: list[str]                # the files it is made of, parents first
-    params: dict[str, Any]          # every PARAMS key, parsed
+    params: dict[str, object]       # every PARAMS key, parsed
     kernel: str                     # the variant whose kernel it boots
     boot_only: bool                 # kernel is another variant's
     fragment_files: list[str]       # merge_config.sh's inputs, in order
     module_list: str | None         # localmodconfig's lsmod list
-    knobs: dict[str, Any] | None    # a run variant's knobs (pipeline/knobs.py)
+    knobs: dict[str, object] | None # a run variant's knobs (pipeline/knobs.py)
 
     def __init__(self, name: str) -> None:
         self.files = _chain(name)
@@ -350,6 +348,7 @@ class Variant:
         """One hash over kconfig_lines(): kernel.json records it, and
         `artifacts stale` compares it with the checkout's."""
         text = ''.join(line + '\n' for line in self.kconfig_lines())
+        import hashlib  # (lazily: most calls need no hash)
         return hashlib.sha256(text.encode()).hexdigest()
 
     def initramfs_suites(self) -> list[str]:
@@ -361,7 +360,7 @@ class Variant:
                 out.append(s)
         return out
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {
             'variant': self.name,
             'chain': self.chain,
@@ -408,7 +407,7 @@ def suite_names() -> list[str]:
 _suite_cache = {}
 
 
-def suite_conf(suite: str, wanted_by: str | None = None) -> dict[str, Any]:
+def suite_conf(suite: str, wanted_by: str | None = None) -> dict[str, object]:
     """The parameters of one suite (guest-tests/SUITE/suite.conf)."""
     if suite in _suite_cache:
         return _suite_cache[suite]
@@ -439,7 +438,7 @@ def suite_conf(suite: str, wanted_by: str | None = None) -> dict[str, Any]:
     return conf
 
 
-def render(value: Any) -> str:
+def render(value: object) -> str:
     """A value as bash reads it: lists as space-separated words."""
     if isinstance(value, bool):
         return 'yes' if value else 'no'

@@ -10,7 +10,6 @@ Python 3.11 standard library only (Debian 12).
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 from pipeline import Fail, sha256, top
@@ -52,6 +51,7 @@ def series_hash(directory: str | None = None) -> str:
     """One hash over the series: every patch's name and content, in order
     (the sha256 of the lines "NAME SHA256\\n")."""
     text = ''.join('%s %s\n' % e for e in series_entries(directory))
+    import hashlib  # (here: `config` imports this module, rarely for a hash)
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -6,8 +6,27 @@ export TOP
 # The per-user caches (compiler, source, guest programs, kselftests) of
 # the scripts under test are the test's own, never the user's: a fake
 # kernel tarball has the real one's name and version.
+# (The caller's per-user cache, found as scripts/lib.sh finds it, keeps
+# only what the tests themselves cache: tests/tooling/shellcheck.bats'
+# verdicts, keyed by content.)
+if [ -z "${USER_PIPELINE_CACHE:-}" ]; then
+	if [ -n "${PIPELINE_CACHE:-}" ]; then
+		USER_PIPELINE_CACHE=$PIPELINE_CACHE
+	elif [ -n "${XDG_CACHE_HOME:-}${HOME:-}" ]; then
+		USER_PIPELINE_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/kernel-pipeline
+	else
+		USER_PIPELINE_CACHE=$TOP/build/cache
+	fi
+	export USER_PIPELINE_CACHE
+fi
 export PIPELINE_CACHE=${BATS_TEST_TMPDIR:-${BATS_RUN_TMPDIR:-/tmp}}/pipeline-cache
 unset CCACHE_DIR
+
+# The tests' own Python (python3 -c, python3 - <<PY) is Debian's, as the
+# entry points' is (scripts/deps/check.txt: python3, python3-yaml): a
+# pyenv or venv shim first on PATH costs 0.4 s of CPU a call against
+# 0.04 s, and has not what apt installed.
+python3() { /usr/bin/python3 "$@"; }
 
 # scripts/pipeline config, shorter.
 V() { "$TOP/scripts/pipeline" config "$@"; }

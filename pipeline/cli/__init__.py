@@ -18,11 +18,11 @@ Python 3.11 standard library only (Debian 12).
 """
 
 import argparse
-import dataclasses
+import collections
 import importlib
 import sys
 import traceback
-from typing import Callable
+from collections.abc import Callable
 
 from pipeline import Fail, steperror
 
@@ -36,18 +36,16 @@ COMMAND_MODULES = ('pipeline.cli.config', 'pipeline.cli.classes',
                    'pipeline.cli.page')
 
 
-@dataclasses.dataclass(frozen=True)
-class Command:
+# (a named tuple, not a dataclass: dataclasses imports inspect, 10 ms of
+# every call's start, and scripts/pipeline config runs hundreds of times)
+class Command(collections.namedtuple(
+        'Command', 'name doc configure run subcommands', defaults=((),))):
     """One subcommand. DOC: its first line is the summary --help lists, the
     rest (after a blank line) is printed below its options. CONFIGURE
     adds the arguments to its parser; RUN does the work and returns the
     exit status. A group of subcommands (`build check-config`) has
     SUBCOMMANDS instead, and neither CONFIGURE nor RUN."""
-    name: str
-    doc: str
-    configure: Callable[[argparse.ArgumentParser], None] | None
-    run: Callable[[argparse.Namespace], int] | None
-    subcommands: tuple['Command', ...] = ()
+    __slots__ = ()
 
     @property
     def summary(self) -> str:

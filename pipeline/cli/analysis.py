@@ -7,7 +7,7 @@ Each is a thin layer of arguments over the module that does the work.
 import json
 import os
 
-from pipeline import Fail, artifacts as art, config, counts, testsel, top
+from pipeline import Fail, artifacts as art, config, testsel, top
 from pipeline.analysis import (bench, compare, report, runs, selection,
                                skips, summary)
 from pipeline.cli import Command
@@ -222,25 +222,6 @@ def _durations(a) -> int:
     return 0
 
 
-COUNTS = """Print the counts of a section of make check: "P F S B".
-
-counts FILE: FILE's "counts" object (summary.json, or the JSON file
-scripts/run-tests and `baseline check` write for a section of make check):
-tests passed, failed and skipped, and benchmarks that ran, on one line
-(scripts/check adds them up). Exit 2 when FILE has no counts.
-"""
-
-
-def _counts_args(ap) -> None:
-    ap.add_argument('file', metavar='FILE')
-
-
-def _counts(a) -> int:
-    c = counts.read(a.file)
-    print(c.passed, c.failed, c.skipped, c.benchmarks)
-    return 0
-
-
 COMMANDS = [
     Command('summarize', SUMMARIZE, _summarize_args,
             lambda a: summary.main(a.top, a.variants)),
@@ -252,5 +233,4 @@ COMMANDS = [
     Command('select-tests', SELECT, _select_args, _select),
     Command('durations', DURATIONS, _durations_args, _durations),
     Command('bench-table', bench.DOC, bench.configure, bench.run),
-    Command('counts', COUNTS, _counts_args, _counts),
 ]

@@ -5,8 +5,9 @@ never compute one themselves. Each prints its answer on stdout and exits
 stops on an error instead of taking it for an answer."""
 
 import argparse
+import sys
 
-from pipeline import classes
+from pipeline import Fail, classes, counts
 from pipeline.cli import Command
 
 MATRIX = """The main job's exit status from its summary's and its build's.
@@ -109,10 +110,41 @@ def _harness(a: argparse.Namespace) -> int:
     return 0
 
 
+# (counts: what make check adds up beside the class rules; here, in a
+# module of few imports, because make check runs it for every section)
+COUNTS = """Print the counts of sections of make check: "P F S B" a file.
+
+counts FILE...: each FILE's "counts" object (summary.json, or the JSON file
+scripts/run-tests and `baseline check` write for a section of make check):
+tests passed, failed and skipped, and benchmarks that ran, on one line a
+FILE, in their order (scripts/check adds them up, every section's in one
+process). A FILE with no counts is an empty line in its place, named on
+stderr, and the exit status is 2.
+"""
+
+
+def _counts_args(ap) -> None:
+    ap.add_argument('files', metavar='FILE', nargs='+')
+
+
+def _counts(a) -> int:
+    rc = 0
+    for path in a.files:
+        try:
+            c = counts.read(path)
+        except Fail as e:
+            print('pipeline counts: error: %s' % e, file=sys.stderr)
+            print()
+            rc = 2
+            continue
+        print(c.passed, c.failed, c.skipped, c.benchmarks)
+    return rc
+
+
 COMMANDS = [Command('class', CLASS, None, None, subcommands=(
     Command('matrix', MATRIX, _matrix_args, _matrix),
     Command('job', JOB, _job_args, _job),
     Command('main-job', MAIN_JOB, _main_job_args, _main_job),
     Command('bisect', BISECT, _bisect_args, _bisect),
     Command('harness', HARNESS, _harness_args, _harness),
-))]
+)), Command('counts', COUNTS, _counts_args, _counts)]

@@ -9,7 +9,6 @@ imports pipeline.config alone, so that the call stays that cheap.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 
 from pipeline import Fail, cimatrix, config, series
@@ -101,6 +100,7 @@ def show_json(v: config.Variant) -> str:
 
 def initramfs_facts(v: config.Variant) -> list[str]:
     """The facts of V scripts/build-initramfs needs, one per line."""
+    import hashlib  # (here: the other subcommands need no hash)
     out = ['kernel %s' % v.kernel,
            'kselftests %s' % param_text(v, 'kselftests'),
            'kselftest_set %s' % param_text(v, 'kselftest_set'),

@@ -149,6 +149,27 @@ class Baseline(unittest.TestCase):
             with self.assertRaises(Fail, msg=text):
                 counts.read(path)
 
+    def test_counts_of_several_files_a_line_each_in_one_process(self):
+        # make check reads every section's counts with one `pipeline
+        # counts` (a Python start each cost a stubbed check run a second)
+        good = os.path.join(self.d, 'good.json')
+        counts.write(good, counts.Counts(4, 0, 1))
+        bad = os.path.join(self.d, 'bad.json')
+        with open(bad, 'w') as f:
+            f.write('{}')
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            rc = cli.main(['counts', good, bad, good], 'pipeline')
+        # a FILE without counts: an empty line in its place, named on
+        # stderr, exit 2
+        self.assertEqual(2, rc)
+        self.assertEqual('4 0 1 0\n\n4 0 1 0\n', out.getvalue())
+        self.assertIn('no counts in %s' % bad, err.getvalue())
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(0, cli.main(['counts', good], 'pipeline'))
+        self.assertEqual('4 0 1 0\n', out.getvalue())
+
     def test_a_test_removed_is_lost(self):
         now = [t for t in GREEN if t[0] != 'umcg/switch/switch.fast_path']
         rc, out = self.check(run(now))
