@@ -618,7 +618,7 @@ TEST_F_TIMEOUT(effect, isolated_cpu_stat_refresh_mid_syscall, 120)
  */
 #define SIGWAIT_MIN_WRITES	40
 #define SIGWAIT_MAX_RUN_SEC	15.0
-/* SIGALRMs the parent handled: at most one per write that waited */
+/* SIGALRMs the parent handled: about one a write (they coalesce) */
 #define SIGWAIT_MIN_ALARMS	5
 #define SIGWAIT_TIMER_US	2000
 #define SIGWAIT_ATTEMPTS	3
@@ -786,7 +786,8 @@ TEST_F_TIMEOUT(effect, isolated_cpu_stat_refresh_writer_signal, 120)
 	}
 	/*
 	 * the timer's signal came during writes: pending signals coalesce
-	 * while the writer waits, so its handler runs at most once a write
+	 * while the writer waits, so its handler runs about once a write
+	 * (numa-preempt, 7 Dec: 66 for 45 writes)
 	 */
 	ASSERT_LE(SIGWAIT_MIN_ALARMS, as);
 	/* no work queued for a task that returns in time, timer or not */
