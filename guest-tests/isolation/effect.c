@@ -1067,7 +1067,7 @@ TEST_F_TIMEOUT(effect, isolated_cpu_stat_refresh, 120)
  */
 static void acc_child(struct ctl *c, int cpu, bool quiesce)
 {
-	char *buf, *scratch;
+	char *buf;
 
 	if (pin_to_cpu(cpu)) {
 		c->err = 1;
@@ -1083,15 +1083,8 @@ static void acc_child(struct ctl *c, int cpu, bool quiesce)
 		c->err = 3;
 		_exit(1);
 	}
-	/*
-	 * Earlier children that exited on this CPU left munlocks in its
-	 * per-CPU mlock batch; their NR_MLOCK decrements would be applied by
-	 * the next drain, i.e. inside our measured mlock().  munmap() drains
-	 * the batch now (lru_add_drain()), before the "before" reading.
-	 */
-	scratch = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (scratch == MAP_FAILED || munmap(scratch, PAGE)) {
+	/* earlier children's munlocks out of the way, before "before" */
+	if (drain_cpu_batches()) {
 		c->err = 5;
 		_exit(1);
 	}
@@ -1183,16 +1176,11 @@ static void fault_child(struct ctl *c, int cpu, int to, bool quiesce)
 		c->err = 2;
 		_exit(1);
 	}
-	/* empty the per-CPU mlock batches of both CPUs (see acc_child()) */
+	/* empty the per-CPU mlock batches of both CPUs */
 	for (i = 0; i < 2; i++) {
-		char *scratch;
-
 		if (cpus[i] < 0)
 			continue;
-		scratch = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (pin_to_cpu(cpus[i]) || scratch == MAP_FAILED ||
-		    munmap(scratch, PAGE)) {
+		if (pin_to_cpu(cpus[i]) || drain_cpu_batches()) {
 			c->err = 5;
 			_exit(1);
 		}

@@ -352,7 +352,7 @@ static int exec_folds_on_isolated_cpu(void)
 	unsigned long iso = isolated_cpus();
 	long before, after;
 	int cpu;
-	char *buf, *scratch;
+	char *buf;
 
 	for (cpu = 63; cpu >= 0; cpu--)
 		if (iso & (1UL << cpu))
@@ -361,14 +361,8 @@ static int exec_folds_on_isolated_cpu(void)
 		return -1;
 	buf = mmap(NULL, EXEC_MLOCK_PAGES * 4096UL, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	/*
-	 * munmap() drains the CPU's mlock batch before "before" (effect.c):
-	 * earlier children's munlocks would count against this mlock(); its
-	 * return folds what the drain changed (this task quiesces).
-	 */
-	scratch = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (buf == MAP_FAILED || scratch == MAP_FAILED || munmap(scratch, 4096))
+	/* the munmap()'s return folds what the drain changed (we quiesce) */
+	if (buf == MAP_FAILED || drain_cpu_batches())
 		return -1;
 	before = vmstat_value("nr_mlock");
 	if (before < 0 || mlock(buf, EXEC_MLOCK_PAGES * 4096UL))

@@ -16,7 +16,6 @@
 
 #include <libgen.h>
 #include <limits.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 
 /*
@@ -49,7 +48,6 @@ TEST(sample_runs_to_completion)
 	int pfd[2], status, cpu, hooks = -1;
 	bool traced, on_isolated;
 	long mlocked;
-	void *scratch;
 	ssize_t n, len = 0;
 	ssize_t r;
 	pid_t pid;
@@ -78,16 +76,11 @@ TEST(sample_runs_to_completion)
 	traced = !access(TRACEFS "/set_ftrace_filter", W_OK) &&
 		 !trace_function_start(ISOL_EXIT_HOOK);
 	/*
-	 * Children of earlier tests that exited on this CPU left munlocks in
-	 * its mlock batch; the sample's mlock() would apply them (seen: 13 of
-	 * its 17 pages, 4 short, in isolated). Drain the batch here
-	 * (munmap(): lru_add_drain()) and fold what that put in the CPU's
-	 * differentials (stat_refresh) before the first reading.
+	 * Earlier children's munlocks, applied by the sample's mlock(), made
+	 * 13 of its 17 pages (isolated): drain them here and fold what that
+	 * put in the CPU's differentials (stat_refresh) before the reading.
 	 */
-	scratch = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, scratch);
-	ASSERT_EQ(0, munmap(scratch, 4096));
+	ASSERT_EQ(0, drain_cpu_batches());
 	ASSERT_EQ(0, write_file("/proc/sys/vm/stat_refresh", "1"));
 	mlocked = vmstat_value("nr_mlock");
 	ASSERT_LE(0, mlocked);
