@@ -395,6 +395,15 @@ static inline void trace_function_off(void)
 	trace_clear();
 }
 
+/* "-PID ", how a trace line names process @pid (after its comm) */
+static inline const char *task_tag(pid_t pid)
+{
+	static char tag[32];
+
+	snprintf(tag, sizeof(tag), "-%d ", (int)pid);
+	return tag;
+}
+
 /*
  * Lines of the trace naming @fn in process @pid ("comm-PID"), in any
  * process if @pid is 0; -1 on error.

@@ -253,12 +253,15 @@ TEST_F_TIMEOUT(global, repeated_set_does_not_grow, 180)
 
 /*
  * While any task quiesces, vmstat_shepherd looks at the task running on
- * each CPU that has dirty differentials and no vmstat_update pending,
- * under that CPU's runqueue lock (task_isol_cpu_quiescing(), by
- * cpu_curr_snapshot()). A quiescing task that exits must stop counting
- * then, not when its zombie is reaped. The series' own function is the one
- * counted: cpu_curr_snapshot() is RCU Tasks Trace's too, whose calls
- * would count as looks (issue 45, weak tests).
+ * each CPU that has dirty differentials and no vmstat_update pending
+ * (task_isol_cpu_quiescing()). A quiescing task that exits must stop
+ * counting then, not when its zombie is reaped. The series' own function
+ * is the one counted: cpu_curr_snapshot() is RCU Tasks Trace's too, whose
+ * calls would count as looks (issue 45, weak tests).
+ * The look reads the CPU's running task without taking its runqueue lock
+ * (issue 45: cpu_curr_snapshot(), which takes it, is RCU Tasks' helper):
+ * calls of cpu_curr_snapshot() made by the series' functions are counted
+ * too, and must be none.
  * This task dirties its CPU's differentials every DIRTY_PERIOD_SEC (one
  * new page) and sleeps: each time, vmstat_update has gone idle, so a scan
  * of the shepherd meets the CPU as described.
@@ -266,29 +269,54 @@ TEST_F_TIMEOUT(global, repeated_set_does_not_grow, 180)
 #define ZOMBIE_PHASE_SEC	7
 #define DIRTY_PERIOD_SEC	2.5
 #define LOOK_FN			"task_isol_cpu_quiescing"
+#define LOCKED_LOOK_FN		"cpu_curr_snapshot"
 
-/* The shepherd's looks during one phase of dirtying; -1 on error. */
-static int looks_while_dirtying(char *pages, int *page)
+/* Function tracer lines of @fn called from a function of the series */
+static int trace_count_called_by_series(const char *fn)
+{
+	char line[512], needle[128];
+	int n = 0;
+	FILE *f = fopen(TRACEFS "/trace", "r");
+
+	if (!f)
+		return -errno;
+	snprintf(needle, sizeof(needle), ": %s <-task_isol_", fn);
+	while (trace_next_line(f, line, sizeof(line)))
+		if (strstr(line, needle))
+			n++;
+	fclose(f);
+	return n;
+}
+
+/*
+ * The shepherd's looks during one phase of dirtying, and in *@locked those
+ * that took a runqueue lock; -1 on error.
+ */
+static int looks_while_dirtying(char *pages, int *page, int *locked)
 {
 	double end = now_sec() + ZOMBIE_PHASE_SEC;
+	char needle[64];
 	int n;
 
-	if (trace_function_start(LOOK_FN))
+	if (trace_function_start(LOOK_FN) || trace_filter_add(LOCKED_LOOK_FN))
 		return -1;
 	while (now_sec() < end) {
 		pages[(*page)++ * 4096] = 1;
 		usleep(DIRTY_PERIOD_SEC * 1e6);
 	}
 	write_file(TRACEFS "/tracing_on", "0");
-	n = trace_count_pid(LOOK_FN, 0);
+	/* the look itself, not cpu_curr_snapshot() called from it */
+	snprintf(needle, sizeof(needle), ": %s <-", LOOK_FN);
+	n = trace_count_pid(needle, 0);
+	*locked = trace_count_called_by_series(LOCKED_LOOK_FN);
 	trace_function_off();
-	return n;
+	return *locked < 0 ? -1 : n;
 }
 
 TEST_F_TIMEOUT(global, exited_quiescing_task_not_counted, 120)
 {
 	char saved[32] = "", *pages;
-	int live, zombie, page = 0, status, go[2];
+	int live, zombie, page = 0, status, go[2], live_locked, zombie_locked;
 	pid_t pid;
 
 	if (!isol_built_in())
@@ -316,17 +344,19 @@ TEST_F_TIMEOUT(global, exited_quiescing_task_not_counted, 120)
 	}
 	close(go[0]);
 
-	live = looks_while_dirtying(pages, &page);
+	live = looks_while_dirtying(pages, &page, &live_locked);
 	/* exits now; not reaped until the second phase is over */
 	ASSERT_EQ(1, write(go[1], "x", 1));
 	close(go[1]);
 	usleep(200000);
-	zombie = looks_while_dirtying(pages, &page);
+	zombie = looks_while_dirtying(pages, &page, &zombie_locked);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	restore_stat_interval(saved);
 
 	ksft_print_msg("metric: shepherd_looks_live_quiescing=%d\n", live);
 	ksft_print_msg("metric: shepherd_looks_zombie=%d\n", zombie);
+	ksft_print_msg("metric: shepherd_looks_locked=%d\n",
+		       live_locked + zombie_locked);
 	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		TH_LOG("the quiescing child failed (status 0x%x)", status);
 	}
@@ -336,6 +366,9 @@ TEST_F_TIMEOUT(global, exited_quiescing_task_not_counted, 120)
 		TH_LOG("inconclusive: no look at a running task while one quiesced");
 	}
 	EXPECT_EQ(0, zombie);
+	EXPECT_EQ(0, live_locked + zombie_locked) {
+		TH_LOG("the look took the runqueue lock (cpu_curr_snapshot())");
+	}
 }
 
 /*
