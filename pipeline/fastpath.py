@@ -30,8 +30,9 @@ user space. It is read from the disassembly alone, deterministically
 
 A walk that visits an address twice (a loop the zero words do not leave),
 reaches a trap (ud2, int3, hlt), an indirect jump, a jump that is not to
-an instruction of the function, or runs off the function's end, has no
-count: the error says where.
+an instruction of the function or is to its cold part (gcc's F.cold:
+not followed, so not counted as a tail call either), or runs off the
+function's end, has no count: the error says where.
 
 Python 3.11 standard library only (Debian 12).
 """
@@ -203,13 +204,19 @@ def _exact(setter: Insn) -> bool:
 
 
 def _destination(i: Insn) -> str:
-    """Where jump I leaves for: its relocation's symbol (in a .o) unless
-    that is a section's (a static function of the same file), else the
-    symbol objdump prints."""
-    reloc = re.sub(r'[-+]0x[0-9a-f]+$', '', i.reloc)
-    if reloc and not reloc.startswith('.'):
-        return reloc
-    return i.symbol or 'an address outside the function'
+    """Where jump I leaves for: its relocation's symbol in a .o (a
+    section's with its offset: a static function of the same file, or a
+    cold part), else the symbol objdump prints."""
+    if i.reloc.startswith('.'):
+        return i.reloc
+    return re.sub(r'[-+]0x[0-9a-f]+$', '', i.reloc) or i.symbol or \
+        'an address outside the function'
+
+
+def _cold(destination: str) -> bool:
+    """Whether DESTINATION is a cold part of a function (gcc's F.cold, in
+    .text.unlikely): the function goes on there, it is no tail call."""
+    return '.cold' in destination or destination.startswith('.text.unlikely')
 
 
 def walk(fn: Function) -> Path:
@@ -265,6 +272,9 @@ def walk(fn: Function) -> Path:
                 continue
             if leaves(i):
                 steps.append((i, 'leaves'))
+                if _cold(_destination(i)):
+                    return fail('jump to its cold part %s at %s, not '
+                                'followed' % (_destination(i), off(i.addr)))
                 return Path(len(steps), steps, assumed,
                             'jumps to %s' % _destination(i))
             if i.target not in at:

@@ -213,7 +213,14 @@ class RuleTest(unittest.TestCase):
                  'indirect jump at +0x0'),
                 ('  10:\tjmp    11 <f+0x1>\n  12:\tret',
                  'jump into an instruction at +0x0'),
-                ('  10:\tnop', 'runs off the end of f')):
+                ('  10:\tnop', 'runs off the end of f'),
+                ('  10:\tjmp    ffffffff81000000 <f.cold>',
+                 'jump to its cold part f.cold at +0x0, not followed'),
+                ('  10:\tjmp    15 <f+0x5>\n'
+                 '\t\t\t11: R_X86_64_PC32\t.text.unlikely+0x1c\n'
+                 '  15:\tret',
+                 'jump to its cold part .text.unlikely+0x1c at +0x0, '
+                 'not followed')):
             path = self.walk(body)
             self.assertIsNone(path.count, body)
             self.assertEqual(path.error, error)
