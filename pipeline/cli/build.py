@@ -1,13 +1,15 @@
 """The build subcommand (scripts/pipeline build ...): the build stages'
 decisions, for the shell steps that run the tools: the config check and
 localmodconfig's diff (pipeline/build.py), the donor (pipeline/donor.py),
-the artifact metadata (pipeline/artifacts.py).
+the artifact metadata (pipeline/artifacts.py), a function's instructions
+and no-work path (pipeline/fastpath.py, for scripts/fastpath-insns).
 """
 
 import argparse
 import sys
 
-from pipeline import Fail, build, config, describe, donor, kerneltree
+from pipeline import (Fail, build, config, describe, donor, fastpath,
+                      kerneltree)
 from pipeline.cli import Command
 
 CHECK_CONFIG = """Check that the config fragments' options survived olddefconfig.
@@ -250,6 +252,53 @@ def _donor(a: argparse.Namespace) -> int:
     return 0
 
 
+FASTPATH = """FUNCTIONs' instructions in ELF: static count and no-work path.
+
+One line per function (pipeline/fastpath.py has the rules):
+  FUNCTION INSNS PATH [NOTE]
+INSNS is the body's instruction count (objdump -d), PATH the instructions
+of the no-work path (every flag and word the function tests zero). INSNS
+is - when ELF has no such function (NOTE "missing"); PATH is ? when the
+walk failed (NOTE "error: ..." says where: a loop, a trap, an indirect
+jump). NOTE "assumed: ..." lists the conditional jumps decided after a
+flag setter that is not a test of a word against itself or an immediate
+(nor cmp $0x0): decided as if its result were zero, which that
+instruction does not prove. With --trace, each function's path follows
+its line, an instruction a line. Exit 0, or 2 when objdump fails.
+"""
+
+
+def _fastpath_args(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument('--trace', action='store_true',
+                    help='print each no-work path, an instruction a line')
+    ap.add_argument('elf', metavar='ELF')
+    ap.add_argument('functions', nargs='+', metavar='FUNCTION')
+
+
+def _fastpath(a: argparse.Namespace) -> int:
+    for name in a.functions:
+        count, path, error = fastpath.measure(a.elf, name)
+        note = error if count is None else ''
+        if path is None and count is not None:
+            note = 'error: ' + error
+        elif path is not None and path.error:
+            note = 'error: ' + path.error
+        elif path is not None and path.assumed:
+            note = 'assumed: ' + '; '.join(path.assumed)
+        print(' '.join(x for x in (
+            name, '-' if count is None else str(count),
+            '?' if path is None or path.count is None else str(path.count),
+            note) if x))
+        if a.trace and path is not None:
+            start = path.steps[0][0].addr if path.steps else 0
+            for insn, what in path.steps:
+                print(('  +0x%-4x %-40s %s' % (
+                    insn.addr - start, insn.text(), what)).rstrip())
+            if path.ended:
+                print('  (%s)' % path.ended)
+    return 0
+
+
 BUILD = """The build stages' decisions (the shell steps run the tools).
 """
 
@@ -258,6 +307,7 @@ COMMANDS = [Command('build', BUILD, None, None, subcommands=(
     Command('localmod-diff', LOCALMOD_DIFF, _localmod_diff_args,
             _localmod_diff),
     Command('donor', DONOR, _donor_args, _donor),
+    Command('fastpath', FASTPATH, _fastpath_args, _fastpath),
     Command('tree-check', TREE_CHECK, _tree_args, _tree_check),
     Command('tree-state', TREE_STATE, _tree_args, _tree_state),
     Command('describe-artifacts', DESCRIBE, None, None, subcommands=(
