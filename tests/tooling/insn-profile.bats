@@ -46,7 +46,8 @@ have_header() {
 		"$BATS_TEST_DIRNAME/insn-profile/fake_qemu.c" -ldl
 	map=$BATS_TEST_TMPDIR/System.map
 	printf '%s\n' 'ffffffff81000000 T f_a' 'ffffffff81000000 T f_a_alias' \
-		'ffffffff81000010 t f_b' 'ffffffff81000020 D data_x' \
+		'ffffffff81000010 T __sched_text_start' 'ffffffff81000010 t f_b' \
+		'ffffffff81000020 D data_x' \
 		'ffffffff81000030 T f_c' >"$map"
 	out=$BATS_TEST_TMPDIR/insn-profile.tsv
 	run "$BATS_TEST_TMPDIR/fake_qemu" "$so" "map=$map" "out=$out"
@@ -54,6 +55,7 @@ have_header() {
 	run grep -v '^# insn_profile:' "$out"
 	# window 2: the open marker (user) is in, the close and what follows
 	# it are not; f_b ends where data_x starts; f_a_alias is f_a's alias
+	# and __sched_text_start, a label, f_b's
 	expected=$(printf '%s\n' '# stray markers: 3' \
 		'window	1	runs	1	round_trips	1	instructions	2' \
 		'1	[user]	1' '1	f_b	1' \

@@ -114,6 +114,26 @@ static bool is_text(char type)
 }
 
 /*
+ * A name the linker script or a macro gives an address that is also a
+ * function's (__sched_text_start is __schedule, _stext startup_64): never
+ * the name of a range while a function has the same address.
+ */
+static bool is_label(const char *name)
+{
+	static const char *const ends[] = { "_text_start", "_text_end" };
+	size_t i, n = strlen(name);
+
+	for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+		size_t m = strlen(ends[i]);
+
+		if (n >= m && !strcmp(name + n - m, ends[i]))
+			return true;
+	}
+	return !strcmp(name, "_stext") || !strcmp(name, "_text") ||
+		!strcmp(name, "_etext") || !strncmp(name, "__UNIQUE_ID_", 12);
+}
+
+/*
  * System.map: "address type name" lines.  Text symbols become ranges that
  * end where the next symbol of any kind starts, so code is never charged
  * to a function when it lies past the text (module space, the vsyscall
@@ -161,9 +181,18 @@ static int load_map(const char *path)
 		goto nomem_closed;
 	for (i = 0; i < n; i++) {
 		text[i] = is_text(all[i].name[0]);
-		/* aliases (same address): the first text one names the range */
-		if (!text[i] || (nsyms && syms[nsyms - 1].addr == all[i].addr))
+		if (!text[i])
 			continue;
+		/*
+		 * Aliases (one address): the first in System.map names the
+		 * range, unless it is a label and this is not.
+		 */
+		if (nsyms && syms[nsyms - 1].addr == all[i].addr) {
+			if (is_label(syms[nsyms - 1].name) &&
+			    !is_label(all[i].name + 1))
+				syms[nsyms - 1].name = all[i].name + 1;
+			continue;
+		}
 		syms[nsyms].addr = all[i].addr;
 		syms[nsyms].name = all[i].name + 1;
 		sym_end[nsyms] = UINT64_MAX;
