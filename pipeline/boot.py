@@ -276,12 +276,18 @@ def profiler_args(artifacts: str, v: Variant, log: str,
     """QEMU's -plugin for a variant with `#@ insn_profile = yes`: the
     profiler (scripts/insn-profile build makes it), the kernel's System.map
     for its symbols, and its table written beside LOG."""
-    if not v['params'].get('insn_profile'):
+    p = v['params']
+    if not p.get('insn_profile'):
         return []
     if accel != 'tcg':
         raise Fail('%s loads the instruction profiler (#@ insn_profile = '
                    'yes), a TCG plugin: it cannot boot under %s' % (
                        v['variant'], accel))
+    # its counters are plain memory, shared by the vCPUs: one TCG thread
+    if not p.get('icount') and p.get('tcg_threads', 'multi') != 'single':
+        raise Fail('%s loads the instruction profiler (#@ insn_profile = '
+                   'yes), whose counters need one TCG thread: add #@ icount '
+                   'or #@ tcg_threads = single' % v['variant'])
     so = os.path.join(os.environ.get('BUILD') or os.path.join(top(), 'build'),
                       'insn-profile', 'insn_profile.so')
     smap = os.path.join(artifacts, v['kernel']['variant'], 'System.map')

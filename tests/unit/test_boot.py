@@ -248,10 +248,19 @@ class ProfilerTest(unittest.TestCase):
     def test_kvm_is_refused(self):
         # a TCG plugin; without icount the variant may boot under KVM
         del self.a.v['params']['icount']
+        self.a.v['params']['tcg_threads'] = 'single'
         with self.assertRaises(Fail) as e:
             boot.harness(self.a.dir, self.a.v, '/x.log', ['smoke'],
                          accel='kvm')
         self.assertIn('cannot boot under kvm', str(e.exception))
+        boot.harness(self.a.dir, self.a.v, '/x.log', ['smoke'])
+
+    def test_one_tcg_thread_is_required(self):
+        # the counters are not atomic: multi-threaded TCG would race
+        del self.a.v['params']['icount']
+        with self.assertRaises(Fail) as e:
+            boot.harness(self.a.dir, self.a.v, '/x.log', ['smoke'])
+        self.assertIn('need one TCG thread', str(e.exception))
 
 
 class CommandLineTest(unittest.TestCase):
