@@ -271,6 +271,40 @@ def test_ids(p: dict[str, Any]) -> list[str]:
     return out
 
 
+def profiler_args(artifacts: str, v: Variant, log: str,
+                  accel: str) -> list[str]:
+    """QEMU's -plugin for a variant with `#@ insn_profile = yes`: the
+    profiler (scripts/insn-profile build makes it), the kernel's System.map
+    for its symbols, and its table written beside LOG."""
+    p = v['params']
+    if not p.get('insn_profile'):
+        return []
+    if accel != 'tcg':
+        raise Fail('%s loads the instruction profiler (#@ insn_profile = '
+                   'yes), a TCG plugin: it cannot boot under %s' % (
+                       v['variant'], accel))
+    # its counters are plain memory, shared by the vCPUs: one TCG thread
+    if not p.get('icount') and p.get('tcg_threads', 'multi') != 'single':
+        raise Fail('%s loads the instruction profiler (#@ insn_profile = '
+                   'yes), whose counters need one TCG thread: add #@ icount '
+                   'or #@ tcg_threads = single' % v['variant'])
+    so = os.path.join(os.environ.get('BUILD') or os.path.join(top(), 'build'),
+                      'insn-profile', 'insn_profile.so')
+    smap = os.path.join(artifacts, v['kernel']['variant'], 'System.map')
+    for path, what in ((so, 'the profiler (scripts/insn-profile build)'),
+                       (smap, "the kernel's System.map")):
+        if not os.path.isfile(path):
+            raise Fail('%s loads the instruction profiler (#@ insn_profile '
+                       '= yes): no %s, %s' % (v['variant'], path, what))
+    out = os.path.join(os.path.dirname(os.path.abspath(log)),
+                       'insn-profile.tsv')
+    # (a comma in a QEMU option's value is written twice)
+    return ['-plugin', ','.join(
+        [os.path.abspath(so).replace(',', ',,')] +
+        ['%s=%s' % (k, os.path.abspath(f).replace(',', ',,'))
+         for k, f in (('map', smap), ('out', out))])]
+
+
 def harness(artifacts: str, v: Variant, log: str, suites: list[str],
             globs: list[str] | tuple[str, ...] = (), accel: str = 'tcg',
             reason: str = '', rootfs: str | None = None,
@@ -312,4 +346,5 @@ def harness(artifacts: str, v: Variant, log: str, suites: list[str],
         opts + [log, v['variant'], str(scaled(p['boot_timeout'], accel)),
                 str(max(scaled(silence, accel), floor)), ' '.join(spec),
                 PATTERNS,
-                '--'] + qemu(artifacts, v, accel, rootfs)
+                '--'] + qemu(artifacts, v, accel, rootfs) + \
+        profiler_args(artifacts, v, log, accel)

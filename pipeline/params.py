@@ -178,6 +178,13 @@ PARAMS = {
                'the guest clock counts instructions, so benchmark times do '
                'not depend on the host; boots single-threaded TCG, never '
                'KVM; empty: off'),
+    'insn_profile': (_yes_no, 'no', 'load the instruction profiler, '
+                     'tools/insn-profile (a QEMU TCG plugin), into a test '
+                     'boot: per kernel function, the instructions of the '
+                     'windows the guest program marks '
+                     '(guest-tests/lib/insn_profile.h), in insn-profile.tsv '
+                     'beside console.log; TCG only, meant for -icount\'s '
+                     'single TCG thread'),
     'tcg_threads': (_one_of('multi', 'single'), 'multi', 'multi (a host thread per vCPU) '
                     'or single (one TCG thread runs every vCPU in turn: '
                     'QEMU 7.2 can keep a stale translation of kernel text '

@@ -37,6 +37,7 @@
 #include <sched.h>
 
 #include "../umcg/umcg_test.h"
+#include "insn_profile.h"
 
 #define MAX_WORKERS	8
 #define MAX_REPS	15
@@ -85,6 +86,12 @@ static int reps = 5;
 static const char *inject = "";
 /* The CPUs the test may use, as it started: "shared" spreads over them. */
 static cpu_set_t all_cpus;
+/*
+ * The instruction profiler's window (guest-tests/lib/insn_profile.h) the
+ * run about to start counts into: measure() sets it, 0 for a warm-up
+ * (not counted).  Each run's timed loop is one window.
+ */
+static unsigned int profile_window;
 
 static int place(struct bench *b, bool server)
 {
@@ -282,6 +289,7 @@ static int run_futex(struct bench *b, long rounds, uint64_t *ns,
 		return ret;
 	wait_ready(b);
 	t0 = umcg_now_ns(CLOCK_MONOTONIC);
+	insn_profile_open();
 	for (r = 0; r < rounds; r++) {
 		uint32_t *word = &b->word[r % b->nw].v;
 
@@ -291,6 +299,7 @@ static int run_futex(struct bench *b, long rounds, uint64_t *ns,
 			futex(word, FUTEX_WAIT_PRIVATE, 1);
 	}
 	*ns = umcg_now_ns(CLOCK_MONOTONIC) - t0;
+	insn_profile_close(profile_window, rounds);
 	join_workers(b);
 	return 0;
 }
@@ -330,6 +339,7 @@ static int run_pipe(struct bench *b, long rounds, uint64_t *ns,
 		return ret;
 	wait_ready(b);
 	t0 = umcg_now_ns(CLOCK_MONOTONIC);
+	insn_profile_open();
 	for (r = 0; r < rounds; r++) {
 		i = r % b->nw;
 		if (write(b->p1[i][1], &c, 1) != 1 ||
@@ -340,6 +350,7 @@ static int run_pipe(struct bench *b, long rounds, uint64_t *ns,
 		}
 	}
 	*ns = umcg_now_ns(CLOCK_MONOTONIC) - t0;
+	insn_profile_close(profile_window, rounds);
 	join_workers(b);
 	close_pipes(b, b->nw);
 	return 0;
@@ -409,9 +420,12 @@ static int run_umcg(struct bench *b, long rounds, uint64_t *ns,
 	 * unregisters (and is not queued again).
 	 */
 	t0 = umcg_now_ns(CLOCK_MONOTONIC);
+	insn_profile_open();
 	for (r = 0; ; r++) {
-		if (r == rounds)
+		if (r == rounds) {
 			*ns = umcg_now_ns(CLOCK_MONOTONIC) - t0;
+			insn_profile_close(profile_window, rounds);
+		}
 		w = umcg_rq_pop(&b->s);
 		if (!w)
 			break;
@@ -523,7 +537,14 @@ static void measure(struct __test_metadata *_metadata, const char *tag,
 
 			if (m == UMCG && !umcg)
 				continue;
-			/* k == -1: the warm-up run, not counted */
+			/*
+			 * k == -1: the warm-up run, not counted.  Windows
+			 * 1 + case * NR_MECHS + mechanism, the cases in
+			 * placement order with shared8 last
+			 * (tools/insn-profile/insn-profile-table).
+			 */
+			profile_window = k < 0 ? 0 :
+				1 + (nw > 1 ? 3 : where) * NR_MECHS + m;
 			ret = mechs[m].run(b, k < 0 ? warm : rounds, &ns, &why);
 			ASSERT_EQ(0, ret) TH_LOG("%s %s %s failed: %s: %s",
 						 mechs[m].name, tag,

@@ -344,6 +344,31 @@ param_refused() { # KEY VALUE MESSAGE
 	[ "$("$TOP/scripts/pipeline" boot plan --accel tcg qemu "$ARTIFACTS" default | sed -n 2,3p | tr '\n' ' ')" = "-accel tcg,thread=multi " ]
 }
 
+@test "test-variant: #@ insn_profile = yes builds the profiler first and loads it with the kernel's System.map; one that does not build is class 2, named" {
+	add_variant prof '#@ extends = default' '#@ kernel = default' '#@ insn_profile = yes'
+	VARIANTS=prof "$TOP/scripts/container-build"
+	[ "$(jq -r .params.insn_profile "$ARTIFACTS/prof/variant.json")" = true ]
+	# a compiler that finds no qemu-plugin.h: refused before QEMU starts
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	printf '#!/bin/sh\nexit 1\n' >"$BATS_TEST_TMPDIR/bin/cc"
+	chmod +x "$BATS_TEST_TMPDIR/bin/cc"
+	CC=$BATS_TEST_TMPDIR/bin/cc FAKE_QEMU_LOG=$BATS_TEST_TMPDIR/qemu.log run "$TOP/scripts/test-variant" prof
+	[ "$status" -eq 2 ]
+	[[ "$(result prof '.reasons[0].reason')" == *"instruction profiler (tools/insn-profile) could not be built"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/qemu.log" ]
+	# a plugin newer than its source is not built again, and QEMU gets it
+	mkdir -p "$BUILD/insn-profile"
+	touch "$BUILD/insn-profile/insn_profile.so"
+	CC=$BATS_TEST_TMPDIR/bin/cc FAKE_QEMU_LOG=$BATS_TEST_TMPDIR/qemu.log run "$TOP/scripts/test-variant" prof
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q -- "-plugin $BUILD/insn-profile/insn_profile.so,map=$ARTIFACTS/default/System.map,out=$RESULTS/prof/insn-profile.tsv\$" "$BATS_TEST_TMPDIR/qemu.log"
+	# and a variant without it gets none
+	FAKE_QEMU_LOG=$BATS_TEST_TMPDIR/qemu2.log run "$TOP/scripts/test-variant" default
+	[ "$status" -eq 0 ]
+	[ "$(grep -c -- -plugin "$BATS_TEST_TMPDIR/qemu2.log")" = 0 ]
+}
+
 @test "variant: #@ tcg_threads other than multi or single is refused with the line named" {
 	param_refused tcg_threads 2 'expected multi or single'
 }

@@ -13,6 +13,7 @@ import os
 import sys
 import tempfile
 import unittest
+import unittest.mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_config  # noqa: E402,F401 (it puts the package on the path)
@@ -187,6 +188,79 @@ class PlanTest(unittest.TestCase):
         self.assertTrue(h[0].endswith('expect-scripts/boot-and-test.exp'))
         self.assertEqual('--', h[h.index('qemu-system-x86_64') - 1])
 
+
+class ProfilerTest(unittest.TestCase):
+    """#@ insn_profile = yes: the plugin of tools/insn-profile on QEMU's
+    command line, with the kernel's System.map and the table beside the
+    console log."""
+
+    def setUp(self):
+        self.a = Artifacts(self, insn_profile=True,
+                           icount='shift=0,sleep=off')
+        with open(self.a.path('System.map'), 'w', encoding='utf-8') as f:
+            f.write('ffffffff81000000 T _stext\n')
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        self.so = os.path.join(d.name, 'insn-profile', 'insn_profile.so')
+        os.makedirs(os.path.dirname(self.so))
+        with open(self.so, 'w', encoding='utf-8') as f:
+            f.write('plugin')
+        env = unittest.mock.patch.dict(os.environ, {'BUILD': d.name})
+        env.start()
+        self.addCleanup(env.stop)
+
+    def test_the_plugin_comes_last(self):
+        h = boot.harness(self.a.dir, self.a.v, '/r/v/console.log', ['smoke'])
+        self.assertEqual('-plugin', h[-2])
+        self.assertEqual('%s,map=%s,out=/r/v/insn-profile.tsv' % (
+            self.so, self.a.path('System.map')), h[-1])
+        # under -icount: one TCG thread, as the plugin's counters need
+        self.assertIn('tcg,thread=single', h)
+
+    def test_commas_in_paths_are_doubled(self):
+        h = boot.harness(self.a.dir, self.a.v, '/r/a,b/console.log',
+                         ['smoke'])
+        self.assertTrue(h[-1].endswith(',out=/r/a,,b/insn-profile.tsv'),
+                        h[-1])
+
+    def test_not_without_the_parameter(self):
+        self.a.v['params']['insn_profile'] = False
+        h = boot.harness(self.a.dir, self.a.v, '/x.log', ['smoke'])
+        self.assertNotIn('-plugin', h)
+        # an old variant.json, written before the parameter existed
+        del self.a.v['params']['insn_profile']
+        self.assertNotIn('-plugin',
+                         boot.harness(self.a.dir, self.a.v, '/x.log',
+                                      ['smoke']))
+
+    def test_a_missing_plugin_or_map_is_refused(self):
+        os.remove(self.so)
+        with self.assertRaises(Fail) as e:
+            boot.harness(self.a.dir, self.a.v, '/x.log', ['smoke'])
+        self.assertIn('scripts/insn-profile build', str(e.exception))
+        with open(self.so, 'w', encoding='utf-8') as f:
+            f.write('plugin')
+        os.remove(self.a.path('System.map'))
+        with self.assertRaises(Fail) as e:
+            boot.harness(self.a.dir, self.a.v, '/x.log', ['smoke'])
+        self.assertIn('System.map', str(e.exception))
+
+    def test_kvm_is_refused(self):
+        # a TCG plugin; without icount the variant may boot under KVM
+        del self.a.v['params']['icount']
+        self.a.v['params']['tcg_threads'] = 'single'
+        with self.assertRaises(Fail) as e:
+            boot.harness(self.a.dir, self.a.v, '/x.log', ['smoke'],
+                         accel='kvm')
+        self.assertIn('cannot boot under kvm', str(e.exception))
+        boot.harness(self.a.dir, self.a.v, '/x.log', ['smoke'])
+
+    def test_one_tcg_thread_is_required(self):
+        # the counters are not atomic: multi-threaded TCG would race
+        del self.a.v['params']['icount']
+        with self.assertRaises(Fail) as e:
+            boot.harness(self.a.dir, self.a.v, '/x.log', ['smoke'])
+        self.assertIn('need one TCG thread', str(e.exception))
 
 
 class CommandLineTest(unittest.TestCase):
