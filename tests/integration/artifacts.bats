@@ -345,7 +345,7 @@ param_refused() { # KEY VALUE MESSAGE
 }
 
 @test "test-variant: #@ insn_profile = yes builds the profiler first and loads it with the kernel's System.map; one that does not build is class 2, named" {
-	add_variant prof '#@ extends = default' '#@ kernel = default' '#@ insn_profile = yes'
+	add_variant prof '#@ extends = default' '#@ kernel = default' '#@ insn_profile = yes' '#@ tcg_threads = single'
 	VARIANTS=prof "$TOP/scripts/container-build"
 	[ "$(jq -r .params.insn_profile "$ARTIFACTS/prof/variant.json")" = true ]
 	# a compiler that finds no qemu-plugin.h: refused before QEMU starts
