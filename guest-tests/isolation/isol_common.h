@@ -410,14 +410,13 @@ static inline const char *task_tag(pid_t pid)
  */
 static inline int trace_count_pid(const char *fn, pid_t pid)
 {
-	char line[512], who[32] = "";
+	const char *who = pid ? task_tag(pid) : "";
+	char line[512];
 	int n = 0;
 	FILE *f = fopen(TRACEFS "/trace", "r");
 
 	if (!f)
 		return -errno;
-	if (pid)
-		snprintf(who, sizeof(who), "-%d ", (int)pid);
 	while (trace_next_line(f, line, sizeof(line)))
 		if (strstr(line, who) && strstr(line, fn))
 			n++;

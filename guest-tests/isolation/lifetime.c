@@ -271,23 +271,6 @@ TEST_F_TIMEOUT(global, repeated_set_does_not_grow, 180)
 #define LOOK_FN			"task_isol_cpu_quiescing"
 #define LOCKED_LOOK_FN		"cpu_curr_snapshot"
 
-/* Function tracer lines of @fn called from a function of the series */
-static int trace_count_called_by_series(const char *fn)
-{
-	char line[512], needle[128];
-	int n = 0;
-	FILE *f = fopen(TRACEFS "/trace", "r");
-
-	if (!f)
-		return -errno;
-	snprintf(needle, sizeof(needle), ": %s <-task_isol_", fn);
-	while (trace_next_line(f, line, sizeof(line)))
-		if (strstr(line, needle))
-			n++;
-	fclose(f);
-	return n;
-}
-
 /*
  * The shepherd's looks during one phase of dirtying, and in *@locked those
  * that took a runqueue lock; -1 on error.
@@ -308,7 +291,9 @@ static int looks_while_dirtying(char *pages, int *page, int *locked)
 	/* the look itself, not cpu_curr_snapshot() called from it */
 	snprintf(needle, sizeof(needle), ": %s <-", LOOK_FN);
 	n = trace_count_pid(needle, 0);
-	*locked = trace_count_called_by_series(LOCKED_LOOK_FN);
+	/* cpu_curr_snapshot() called from a function of the series */
+	snprintf(needle, sizeof(needle), ": %s <-task_isol_", LOCKED_LOOK_FN);
+	*locked = trace_count_pid(needle, 0);
 	trace_function_off();
 	return *locked < 0 ? -1 : n;
 }
